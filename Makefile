@@ -1,0 +1,50 @@
+# contio: `make run` and `make test` do all set-up on a fresh machine.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# Build caches live outside the clone so a fresh clone (CI) reuses them.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/contio/target
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+SOURCES := $(shell find crates python -type f -not -path '*/__pycache__/*' 2>/dev/null) Cargo.toml pyproject.toml
+
+.PHONY: help run test test-rust test-python bench setup system-deps lint clean
+
+help:
+	@echo "make run    - install what is needed and run the default experiment"
+	@echo "make test   - install what is needed and run every test (Rust and Python)"
+	@echo "make bench  - run the benchmarks against their peers (see docs/benchmarks.md)"
+
+# Debian packages and toolchains (as root); fast when everything is present.
+system-deps:
+	@scripts/setup-system.sh
+
+$(VENV)/.installed: $(SOURCES) | system-deps
+	@scripts/setup-python.sh $(VENV)
+	@touch $@
+
+setup: $(VENV)/.installed
+
+run: setup
+	$(VENV)/bin/contio run
+
+test: setup test-rust test-python
+
+test-rust: setup
+	cargo test --release --workspace
+
+test-python: setup
+	$(PY) -m pytest
+
+bench: setup
+	$(PY) -m benchmarks
+
+lint: setup
+	cargo fmt --all -- --check
+	cargo clippy --release --workspace -- -D warnings
+	$(VENV)/bin/ruff check python tests
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,8 @@
+//! contio-engine: generates load against a target and measures it.
+//!
+//! The engine never orchestrates: it takes arguments, runs one phase, and writes
+//! a versioned JSON result (see `docs/engine-interface.md`). Python drives it.
+
+pub mod error;
+pub mod properties;
+pub mod target;

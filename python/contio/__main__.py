@@ -1,0 +1,3 @@
+from contio.cli import main
+
+main()

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Creates the virtual environment and installs contio (Python package + Rust engine)
+# with one `pip install .`, as a user would. Cargo's build cache is CARGO_TARGET_DIR.
+set -euo pipefail
+venv="${1:-.venv}"
+python="${PYTHON:-python3}"
+
+if [[ ! -x "$venv/bin/python" ]]; then
+    "$python" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install -q --upgrade pip 'maturin>=1.5,<2'
+# No build isolation: reuse the maturin installed above instead of fetching it per build.
+"$venv/bin/python" -m pip install -q --no-build-isolation '.[test]'

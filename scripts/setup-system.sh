@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages listed in scripts/apt-packages.txt that are missing,
+# and the Rust targets the build needs. Idempotent and quick when all is present.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+
+missing=()
+while read -r pkg _; do
+    [[ -z "$pkg" || "$pkg" == \#* ]] && continue
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done < "$here/apt-packages.txt"
+
+if ((${#missing[@]})); then
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "setup: missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
+        exit 2
+    fi
+    echo "setup: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null; then
+    echo "setup: cargo not found; install Rust (rustup) first" >&2
+    exit 2
+fi
+# The static (musl) engine for images built FROM scratch; best effort, since a
+# machine without rustup's servers can still build everything else.
+if command -v rustup >/dev/null && ! rustup target list --installed 2>/dev/null | grep -q x86_64-unknown-linux-musl; then
+    timeout 300 rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1 \
+        || echo "setup: could not add the musl target; static engine builds will fall back to glibc crt-static" >&2
+fi
