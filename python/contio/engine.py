@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import sysconfig
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from contio.errors import EngineNotFoundError
+from contio.engine_result import EngineResult, read_result
+from contio.errors import EngineError, EngineNotFoundError, EngineUsageError
 
 ENGINE_NAME = "contio-engine"
 
@@ -42,3 +45,75 @@ def find_engine() -> Path:
         if path.is_file() and os.access(path, os.X_OK):
             return path
     raise EngineNotFoundError([str(p) for p in searched])
+
+
+def ycsb_args(
+    phase: str,
+    target: str,
+    workload_files: Sequence[Path],
+    properties: Mapping[str, str],
+    threads: int,
+    json_path: Path,
+) -> list[str]:
+    """Arguments (after the binary) for one YCSB phase; later `-p` overrides win."""
+    if phase not in ("load", "run"):
+        raise ValueError(f"phase must be load or run, not {phase!r}")
+    args = [phase, target]
+    for path in workload_files:
+        args += ["-P", str(path)]
+    for key, value in properties.items():
+        args += ["-p", f"{key}={value}"]
+    return [*args, "-threads", str(threads), "-json", str(json_path)]
+
+
+def interpret_exit(exit_code: int, stderr_text: str, json_path: Path) -> EngineResult:
+    """Turn an engine exit into its result document or a typed error.
+
+    Exit 0 and 1 both write the document (1: the phase ran but failed, and the
+    document says why); 2 means the input was refused and nothing ran.
+    """
+    message = _last_lines(stderr_text)
+    if exit_code == 2:
+        raise EngineUsageError(message or "the engine refused its input (exit code 2)")
+    if exit_code == 0:
+        return read_result(json_path)
+    if exit_code == 1:
+        result = read_result(json_path)
+        raise EngineError(f"the {result.phase} phase {result.status}: {result.error}", 1)
+    if exit_code < 0:
+        raise EngineError(f"the engine was killed by signal {-exit_code}: {message}", exit_code)
+    raise EngineError(f"the engine exited with code {exit_code}: {message}", exit_code)
+
+
+def run_engine(args: Sequence[str], json_path: Path) -> EngineResult:
+    """Run the engine to completion with `args` (which write JSON to `json_path`).
+
+    For short runs (validation, tests); long phases go through a runtime, which
+    forwards signals and keeps the engine's output.
+    """
+    done = subprocess.run(
+        [str(find_engine()), *args],
+        check=False,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
+    return interpret_exit(done.returncode, done.stderr, json_path)
+
+
+def engine_version() -> str:
+    """The engine's `--version` line."""
+    done = subprocess.run(
+        [str(find_engine()), "--version"],
+        check=False,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip() or done.stderr.strip()
+
+
+def _last_lines(text: str, count: int = 5) -> str:
+    # The engine's message is at the end of stderr, after any status lines.
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return "\n".join(lines[-count:])

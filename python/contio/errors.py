@@ -39,3 +39,34 @@ class EngineError(ContioError):
     def __init__(self, message: str, exit_code: int):
         self.exit_code = exit_code
         super().__init__(message)
+
+
+class InvalidSpecError(UsageError):
+    """A spec failed validation. `problems` holds one `SpecError` per bad field."""
+
+    def __init__(self, source: str, problems: list[SpecError]):
+        self.source = source
+        self.problems = problems
+        lines = "\n  ".join(str(p) for p in problems)
+        super().__init__(f"invalid spec {source}:\n  {lines}")
+
+    @property
+    def path(self) -> str:
+        """The dotted path of the first bad field."""
+        return self.problems[0].path if self.problems else ""
+
+
+class EngineUsageError(UsageError):
+    """The engine refused its input (exit code 2); the message is the engine's own."""
+
+
+class EngineOutputError(ContioError):
+    """The engine's result document is missing or does not follow its schema."""
+
+
+class BackendError(ContioError):
+    """A storage backend could not prepare, describe or tear down its storage."""
+
+
+class ResultsFolderError(ContioError):
+    """The results folder could not be created or written."""

@@ -1,0 +1,99 @@
+"""The local-directory backend: data directories on a file system of this host.
+
+Each load gets a fresh directory under one private root (`contio-<name>-XXXX`)
+that the backend makes inside the base directory; teardown removes that root and
+nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from contio.errors import BackendError
+
+PROC_MOUNTS = Path("/proc/mounts")
+
+
+def _unescape_mount_field(field: str) -> str:
+    # /proc/mounts writes space, tab, newline and backslash as octal escapes.
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), field)
+
+
+def mount_of(path: Path, mounts_text: str | None = None) -> dict[str, str]:
+    """The mount holding `path`: its mount point, file system type, source device and options."""
+    if mounts_text is None:
+        mounts_text = PROC_MOUNTS.read_text(encoding="utf-8")
+    resolved = path.resolve()
+    best: dict[str, str] = {}
+    for line in mounts_text.splitlines():
+        fields = line.split()
+        if len(fields) < 4:
+            continue
+        source, point, fstype, options = (_unescape_mount_field(f) for f in fields[:4])
+        mount_point = Path(point)
+        inside = resolved == mount_point or mount_point in resolved.parents
+        # The last, longest matching entry wins: later mounts stack on earlier ones.
+        if inside and len(point) >= len(best.get("mount_point", "")):
+            best = {"mount_point": point, "fstype": fstype, "source": source, "options": options}
+    return best
+
+
+class LocalDirBackend:
+    """Data directories under `base` (default: the system temp directory)."""
+
+    name = "local-dir"
+
+    def __init__(self, experiment: str, base: Path | None = None):
+        self.base = (base or Path(tempfile.gettempdir())).resolve()
+        self._experiment = experiment
+        self._root: Path | None = None
+        self._count = 0
+
+    @property
+    def root(self) -> Path | None:
+        """The private directory holding every data directory, once the first is prepared."""
+        return self._root
+
+    def prepare(self, label: str) -> Path:
+        """A fresh, empty directory named after `label` (a target and workload)."""
+        if self._root is None:
+            try:
+                self._root = Path(
+                    tempfile.mkdtemp(prefix=f"contio-{self._experiment}-", dir=self.base)
+                )
+            except OSError as exc:
+                raise BackendError(f"cannot create a data directory in {self.base}: {exc}") from exc
+        self._count += 1
+        path = self._root / f"{self._count:04d}-{label}"
+        path.mkdir()
+        return path
+
+    def release(self, path: Path) -> None:
+        """Remove one prepared directory (data of a finished load group)."""
+        if self._root is not None and self._root in path.parents:
+            shutil.rmtree(path, ignore_errors=True)
+
+    def describe(self) -> dict[str, Any]:
+        """Path, file system type, device and free space of the base directory."""
+        stat = os.stat(self.base)
+        vfs = os.statvfs(self.base)
+        return {
+            "type": self.name,
+            "base": str(self.base),
+            "mount": mount_of(self.base),
+            "device": f"{os.major(stat.st_dev)}:{os.minor(stat.st_dev)}",
+            "block_size": vfs.f_frsize,
+            "free_bytes": vfs.f_bavail * vfs.f_frsize,
+            "total_bytes": vfs.f_blocks * vfs.f_frsize,
+        }
+
+    def teardown(self) -> None:
+        """Remove the private root and everything in it."""
+        if self._root is not None:
+            shutil.rmtree(self._root, ignore_errors=True)
+            self._root = None

@@ -1,0 +1,56 @@
+"""Workload files: the ones shipped in the package, found by name, or a user's own by path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.resources import as_file, files
+from pathlib import Path
+
+PACKAGED_DIR = "workloads"
+
+
+@dataclass(frozen=True)
+class WorkloadRef:
+    """A workload file a spec names: its short name (file name) and where it is."""
+
+    name: str
+    path: Path
+
+
+def packaged_workloads() -> dict[str, Path]:
+    """The workload files shipped with contio, by file name, sorted."""
+    root = files("contio") / PACKAGED_DIR
+    found: dict[str, Path] = {}
+    if not root.is_dir():
+        return found
+    for entry in root.iterdir():
+        if entry.is_file() and not entry.name.startswith((".", "_")):
+            # The package is installed as plain files (maturin wheel or source tree),
+            # so as_file returns the file itself rather than a temporary copy.
+            with as_file(entry) as path:
+                found[entry.name] = Path(path)
+    return dict(sorted(found.items()))
+
+
+def looks_like_path(value: str) -> bool:
+    """Whether a workload entry is meant as a path rather than a packaged name."""
+    return "/" in value or value.startswith(".") or value.endswith(".properties")
+
+
+def resolve_workload(value: str, base_dir: Path) -> WorkloadRef:
+    """Resolve a spec's workload entry: a packaged name, or a path relative to `base_dir`.
+
+    Raises `LookupError` with a message that lists the allowed names.
+    """
+    packaged = packaged_workloads()
+    if value in packaged:
+        return WorkloadRef(value, packaged[value])
+    if looks_like_path(value):
+        path = (base_dir / Path(value).expanduser()).resolve()
+        if not path.is_file():
+            raise LookupError(f"workload file {str(path)!r} does not exist")
+        return WorkloadRef(path.name, path)
+    allowed = ", ".join(packaged) if packaged else "(no packaged workloads found)"
+    raise LookupError(
+        f"{value!r} is not a known workload; allowed: {allowed}, or a path to a workload file"
+    )
