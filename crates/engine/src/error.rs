@@ -6,9 +6,16 @@ use thiserror::Error;
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum PropertyError {
     #[error("unknown property '{key}'{}", suggestion.as_ref().map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default())]
-    Unknown { key: String, suggestion: Option<String> },
+    Unknown {
+        key: String,
+        suggestion: Option<String>,
+    },
     #[error("property '{key}': '{value}' is not valid; expected {expected}")]
-    BadValue { key: String, value: String, expected: String },
+    BadValue {
+        key: String,
+        value: String,
+        expected: String,
+    },
     #[error("property file '{path}': {reason}")]
     File { path: String, reason: String },
     #[error("property '{key}': {reason}")]

@@ -4,5 +4,7 @@
 //! a versioned JSON result (see `docs/engine-interface.md`). Python drives it.
 
 pub mod error;
+pub mod generator;
+pub mod measure;
 pub mod properties;
 pub mod target;

@@ -55,7 +55,9 @@ impl Properties {
         let mut pending = String::new();
         for raw in text.lines() {
             let line = raw.trim_start();
-            if pending.is_empty() && (line.is_empty() || line.starts_with('#') || line.starts_with('!')) {
+            if pending.is_empty()
+                && (line.is_empty() || line.starts_with('#') || line.starts_with('!'))
+            {
                 continue;
             }
             // A trailing backslash continues the logical line.
@@ -78,14 +80,22 @@ impl Properties {
 
     /// The value of `key` parsed as `T`, or `default` when unset.
     /// `expected` describes the allowed form for the error message.
-    pub fn parse_or<T: FromStr>(&self, key: &str, default: T, expected: &str) -> Result<T, PropertyError> {
+    pub fn parse_or<T: FromStr>(
+        &self,
+        key: &str,
+        default: T,
+        expected: &str,
+    ) -> Result<T, PropertyError> {
         match self.get(key) {
             None => Ok(default),
-            Some(raw) => raw.trim().parse::<T>().map_err(|_| PropertyError::BadValue {
-                key: key.to_string(),
-                value: raw.to_string(),
-                expected: expected.to_string(),
-            }),
+            Some(raw) => raw
+                .trim()
+                .parse::<T>()
+                .map_err(|_| PropertyError::BadValue {
+                    key: key.to_string(),
+                    value: raw.to_string(),
+                    expected: expected.to_string(),
+                }),
         }
     }
 
@@ -104,7 +114,12 @@ impl Properties {
     }
 
     /// A property whose value must be one of `allowed`, or `default`.
-    pub fn choice_or<'a>(&'a self, key: &str, default: &'a str, allowed: &[&str]) -> Result<&'a str, PropertyError> {
+    pub fn choice_or<'a>(
+        &'a self,
+        key: &str,
+        default: &'a str,
+        allowed: &[&str],
+    ) -> Result<&'a str, PropertyError> {
         let value = self.get(key).map(str::trim).unwrap_or(default);
         if allowed.contains(&value) {
             Ok(value)
@@ -128,14 +143,22 @@ impl Properties {
     }
 
     /// The pairs whose key starts with `prefix` followed by a dot (a binding's namespace).
-    pub fn namespace<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
-        self.iter().filter(move |(k, _)| k.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('.')))
+    pub fn namespace<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        self.iter().filter(move |(k, _)| {
+            k.strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with('.'))
+        })
     }
 }
 
 /// Splits one logical properties line at the first unescaped `=`, `:` or whitespace.
 fn split_property_line(line: &str) -> Option<(String, String)> {
-    let idx = line.find(['=', ':']).or_else(|| line.find(char::is_whitespace))?;
+    let idx = line
+        .find(['=', ':'])
+        .or_else(|| line.find(char::is_whitespace))?;
     let key = line[..idx].trim();
     if key.is_empty() {
         return None;
@@ -171,7 +194,9 @@ mod tests {
     fn bad_value_names_key_and_form() {
         let mut p = Properties::new();
         p.set("recordcount", "many");
-        let err = p.parse_or("recordcount", 0u64, "a non-negative integer").unwrap_err();
+        let err = p
+            .parse_or("recordcount", 0u64, "a non-negative integer")
+            .unwrap_err();
         assert!(err.to_string().contains("recordcount"));
         assert!(err.to_string().contains("non-negative integer"));
     }
@@ -179,7 +204,10 @@ mod tests {
     #[test]
     fn suggests_closest_known_key() {
         let known = ["readproportion", "updateproportion", "recordcount"];
-        assert_eq!(closest("readproportoin", known).as_deref(), Some("readproportion"));
+        assert_eq!(
+            closest("readproportoin", known).as_deref(),
+            Some("readproportion")
+        );
         assert_eq!(closest("zzzzzzzzzzzzzzzzzzzz", known), None);
     }
 

@@ -85,14 +85,23 @@ pub struct Record {
 impl Record {
     /// The value of field `name`, if present.
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
     }
 }
 
 /// One thread's connection to a target.
 pub trait Session: Send {
     /// Reads `key`; all fields when `fields` is None. Fills `out` (cleared first).
-    fn read(&mut self, table: &str, key: &str, fields: Option<&[String]>, out: &mut Record) -> Status;
+    fn read(
+        &mut self,
+        table: &str,
+        key: &str,
+        fields: Option<&[String]>,
+        out: &mut Record,
+    ) -> Status;
     /// Reads up to `count` records in key order starting at `start_key`, into `out` (cleared first).
     fn scan(
         &mut self,
@@ -151,11 +160,17 @@ pub fn find(name: &str) -> Result<TargetInfo, TargetError> {
     let known = all.iter().map(|t| t.name).collect::<Vec<_>>().join(", ");
     all.into_iter()
         .find(|t| t.name == name)
-        .ok_or(TargetError::UnknownTarget { name: name.to_string(), known })
+        .ok_or(TargetError::UnknownTarget {
+            name: name.to_string(),
+            known,
+        })
 }
 
 /// Rejects properties in `info`'s namespace that it does not know, naming the closest.
-pub fn check_namespace(info: &TargetInfo, props: &Properties) -> Result<(), crate::error::PropertyError> {
+pub fn check_namespace(
+    info: &TargetInfo,
+    props: &Properties,
+) -> Result<(), crate::error::PropertyError> {
     for (key, _) in props.namespace(info.name) {
         if !info.properties.contains(&key) {
             return Err(crate::error::PropertyError::Unknown {

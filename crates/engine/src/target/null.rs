@@ -29,7 +29,14 @@ impl Session for NullSession {
         out.fields.clear();
         Status::Ok
     }
-    fn scan(&mut self, _: &str, _: &str, _: usize, _: Option<&[String]>, out: &mut Vec<(String, Record)>) -> Status {
+    fn scan(
+        &mut self,
+        _: &str,
+        _: &str,
+        _: usize,
+        _: Option<&[String]>,
+        out: &mut Vec<(String, Record)>,
+    ) -> Status {
         out.clear();
         Status::Ok
     }

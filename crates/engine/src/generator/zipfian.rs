@@ -1,0 +1,121 @@
+//! Zipfian integers, the algorithm of Gray et al., "Quickly Generating
+//! Billion-Record Synthetic Databases" (SIGMOD 1994), as YCSB's `ZipfianGenerator`.
+//!
+//! With ζ(n) = Σ_{i=1..n} 1/i^θ, item `base` is drawn with probability 1/ζ(n),
+//! `base + 1` with 1/(2^θ ζ(n)), and so on. The item count may grow between
+//! draws (the `latest` distribution follows inserts); ζ is then extended
+//! incrementally instead of recomputed.
+
+use super::{unit_f64, Generator, Rng};
+
+/// YCSB's zipfian constant θ.
+pub const ZIPFIAN_CONSTANT: f64 = 0.99;
+
+/// ζ(n, θ) = Σ_{i=1..n} 1/i^θ.
+pub fn zeta(n: u64, theta: f64) -> f64 {
+    zeta_extend(0, n, theta, 0.0)
+}
+
+/// Extends `sum` = ζ(from, θ) to ζ(to, θ).
+pub fn zeta_extend(from: u64, to: u64, theta: f64, sum: f64) -> f64 {
+    let mut sum = sum;
+    for i in from..to {
+        sum += 1.0 / ((i + 1) as f64).powf(theta);
+    }
+    sum
+}
+
+/// Zipfian over `[base, base + items − 1]`, most popular first.
+#[derive(Debug, Clone)]
+pub struct Zipfian {
+    base: u64,
+    items: u64,
+    theta: f64,
+    alpha: f64,
+    zeta2: f64,
+    half_pow_theta: f64,
+    zetan: f64,
+    eta: f64,
+    count_for_zeta: u64,
+}
+
+impl Zipfian {
+    /// Zipfian over `[min, max]` with θ = 0.99, computing ζ(max − min + 1).
+    pub fn new(min: u64, max: u64) -> Self {
+        let items = max.saturating_sub(min) + 1;
+        Self::with_zeta(min, max, ZIPFIAN_CONSTANT, zeta(items, ZIPFIAN_CONSTANT))
+    }
+
+    /// Zipfian over `[min, max]` with a known ζ(max − min + 1, θ) (saves the O(n) sum).
+    pub fn with_zeta(min: u64, max: u64, theta: f64, zetan: f64) -> Self {
+        let (min, max) = (min.min(max), min.max(max));
+        let items = max - min + 1;
+        let zeta2 = zeta(2, theta);
+        let mut z = Self {
+            base: min,
+            items,
+            theta,
+            alpha: 1.0 / (1.0 - theta),
+            zeta2,
+            half_pow_theta: 0.5f64.powf(theta),
+            zetan,
+            eta: 0.0,
+            count_for_zeta: items,
+        };
+        z.eta = z.eta_for(items);
+        z
+    }
+
+    fn eta_for(&self, items: u64) -> f64 {
+        (1.0 - (2.0 / items as f64).powf(1.0 - self.theta)) / (1.0 - self.zeta2 / self.zetan)
+    }
+
+    /// ζ(n) of the current item count.
+    pub fn zetan(&self) -> f64 {
+        self.zetan
+    }
+
+    /// The number of items of the last draw.
+    pub fn item_count(&self) -> u64 {
+        self.count_for_zeta
+    }
+
+    /// A draw over `item_count` items (which may have grown since the last call).
+    #[inline]
+    pub fn next_long(&mut self, rng: &mut Rng, item_count: u64) -> u64 {
+        if item_count != self.count_for_zeta && item_count > 0 {
+            self.resize(item_count);
+        }
+        let u = unit_f64(rng);
+        let uz = u * self.zetan;
+        if uz < 1.0 {
+            return self.base;
+        }
+        if uz < 1.0 + self.half_pow_theta {
+            return self.base + 1;
+        }
+        let offset =
+            (self.count_for_zeta as f64 * (self.eta * u - self.eta + 1.0).powf(self.alpha)) as u64;
+        self.base + offset.min(self.count_for_zeta - 1)
+    }
+
+    #[cold]
+    fn resize(&mut self, item_count: u64) {
+        self.zetan = if item_count > self.count_for_zeta {
+            zeta_extend(self.count_for_zeta, item_count, self.theta, self.zetan)
+        } else {
+            // Shrinking is rare (YCSB only warns); recompute from scratch.
+            zeta(item_count, self.theta)
+        };
+        self.count_for_zeta = item_count;
+        self.eta = self.eta_for(item_count);
+    }
+}
+
+impl Generator for Zipfian {
+    #[inline]
+    fn next_value(&mut self, rng: &mut Rng) -> u64 {
+        let items = self.items;
+        self.next_long(rng, items)
+    }
+}

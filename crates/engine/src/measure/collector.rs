@@ -1,0 +1,328 @@
+//! The collector: merges the threads' per-second intervals into phase totals,
+//! a one-second time series, and the window reported by status lines.
+//!
+//! It runs on the phase's main thread. A second is closed (its percentiles
+//! computed and its histograms freed) once every running thread has reported a
+//! later second or finished, so memory stays bounded however long the phase.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::histogram::{add_interval, new_total, IntervalHistogram, TotalHistogram};
+use super::operation::{Operation, Slot};
+use super::recorder::{Interval, ReturnCounts};
+use crate::target::Status;
+
+/// One operation type's figures in one second of the time series.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SecondStats {
+    pub count: u64,
+    pub p50: u64,
+    pub p95: u64,
+    pub p99: u64,
+}
+
+/// One second of the time series.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SecondSummary {
+    /// End of this second, in seconds since the phase started (1, 2, …).
+    pub t: u64,
+    /// Workload operations completed in this second.
+    pub ops: u64,
+    /// Per operation name (`READ`, `READ-FAILED`, …), latency from the actual start.
+    pub by_type: BTreeMap<String, SecondStats>,
+}
+
+#[derive(Default)]
+struct OpenSecond {
+    ops: u64,
+    slots: BTreeMap<usize, IntervalHistogram>,
+}
+
+/// What a thread has reported so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Progress {
+    Nothing,
+    Through(u64),
+    Finished,
+}
+
+/// Everything measured in a phase, merged over threads.
+#[derive(Debug)]
+pub struct Measurements {
+    /// Workload operations completed.
+    pub operations: u64,
+    /// Latency from the actual start per slot (index = `Slot::index`); None if unused.
+    pub actual: Vec<Option<TotalHistogram>>,
+    /// Latency from the intended start per slot; None if unused or not throttled.
+    pub intended: Vec<Option<TotalHistogram>>,
+    /// Return codes per operation (index = `Operation::index`).
+    pub returns: Vec<ReturnCounts>,
+    /// One entry per second.
+    pub timeseries: Vec<SecondSummary>,
+}
+
+impl Measurements {
+    /// True when at least one call returned a success status.
+    pub fn any_success(&self) -> bool {
+        self.returns
+            .iter()
+            .any(|r| Status::ALL.iter().any(|s| s.is_ok() && r[s.index()] > 0))
+    }
+
+    /// True when at least one call was recorded at all.
+    pub fn any_call(&self) -> bool {
+        self.returns.iter().any(|r| r.iter().any(|&c| c > 0))
+    }
+}
+
+/// The status-line window: what arrived since the last status line.
+#[derive(Debug, Default)]
+pub struct StatusWindow {
+    pub operations: u64,
+    pub slots: BTreeMap<usize, IntervalHistogram>,
+}
+
+/// The result of waiting for the next interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Received {
+    /// An interval arrived and was merged.
+    Interval,
+    /// Nothing arrived before the timeout.
+    Timeout,
+    /// Every recorder is gone: the phase is over.
+    Done,
+}
+
+/// Merges intervals; see the module documentation.
+pub struct Collector {
+    receiver: Receiver<Interval>,
+    progress: Vec<Progress>,
+    measurements: Measurements,
+    open: BTreeMap<u64, OpenSecond>,
+    closed_through: u64,
+    window: StatusWindow,
+}
+
+impl Collector {
+    /// A collector for `threads` recorders sending on the other end of `receiver`.
+    pub fn new(receiver: Receiver<Interval>, threads: usize) -> Self {
+        Self {
+            receiver,
+            progress: vec![Progress::Nothing; threads],
+            measurements: Measurements {
+                operations: 0,
+                actual: (0..Slot::COUNT).map(|_| None).collect(),
+                intended: (0..Slot::COUNT).map(|_| None).collect(),
+                returns: vec![[0; Status::ALL.len()]; Operation::COUNT],
+                timeseries: Vec::new(),
+            },
+            open: BTreeMap::new(),
+            closed_through: 0,
+            window: StatusWindow::default(),
+        }
+    }
+
+    /// Waits up to `timeout` for an interval and merges it.
+    pub fn receive(&mut self, timeout: Duration) -> Received {
+        match self.receiver.recv_timeout(timeout) {
+            Ok(interval) => {
+                self.merge(interval);
+                Received::Interval
+            }
+            Err(RecvTimeoutError::Timeout) => Received::Timeout,
+            Err(RecvTimeoutError::Disconnected) => Received::Done,
+        }
+    }
+
+    /// Completed operations merged so far.
+    pub fn operations(&self) -> u64 {
+        self.measurements.operations
+    }
+
+    /// Takes the status-line window and starts a new one.
+    pub fn take_window(&mut self) -> StatusWindow {
+        std::mem::take(&mut self.window)
+    }
+
+    /// Merges one interval.
+    pub fn merge(&mut self, interval: Interval) {
+        let m = &mut self.measurements;
+        m.operations += interval.operations;
+        self.window.operations += interval.operations;
+        for (op, counts) in &interval.returns {
+            if let Some(total) = m.returns.get_mut(*op) {
+                for (t, c) in total.iter_mut().zip(counts) {
+                    *t += c;
+                }
+            }
+        }
+        for (slot, h) in &interval.intended {
+            add_interval(m.intended[*slot].get_or_insert_with(new_total), h);
+        }
+        let second = interval.second;
+        let late = second < self.closed_through;
+        let bucket = self
+            .open
+            .entry(if late { self.closed_through } else { second })
+            .or_default();
+        bucket.ops += interval.operations;
+        for (slot, h) in interval.actual {
+            add_interval(m.actual[slot].get_or_insert_with(new_total), &h);
+            merge_into(&mut self.window.slots, slot, &h);
+            match bucket.slots.get_mut(&slot) {
+                Some(existing) => {
+                    // Same bounds by construction, so addition cannot fail.
+                    let _ = existing.add(&h);
+                }
+                None => {
+                    bucket.slots.insert(slot, h);
+                }
+            }
+        }
+        if let Some(p) = self.progress.get_mut(interval.thread) {
+            *p = if interval.last {
+                Progress::Finished
+            } else {
+                Progress::Through(second)
+            };
+        }
+        self.close_complete_seconds();
+    }
+
+    fn close_complete_seconds(&mut self) {
+        let mut complete_through = u64::MAX;
+        for p in &self.progress {
+            match p {
+                Progress::Nothing => return,
+                Progress::Through(s) => complete_through = complete_through.min(s + 1),
+                Progress::Finished => {}
+            }
+        }
+        let complete_through = if complete_through == u64::MAX {
+            self.open_end()
+        } else {
+            complete_through
+        };
+        self.close_before(complete_through);
+    }
+
+    fn open_end(&self) -> u64 {
+        self.open
+            .keys()
+            .next_back()
+            .map_or(self.closed_through, |s| s + 1)
+    }
+
+    /// Closes every open second before `end` (empty seconds included, so `t` is continuous).
+    fn close_before(&mut self, end: u64) {
+        while self.closed_through < end {
+            let s = self.closed_through;
+            let bucket = self.open.remove(&s).unwrap_or_default();
+            self.measurements.timeseries.push(summarise(s, bucket));
+            self.closed_through += 1;
+        }
+    }
+
+    /// Closes every second and returns the phase's measurements.
+    pub fn finish(mut self) -> Measurements {
+        while let Ok(interval) = self.receiver.try_recv() {
+            self.merge(interval);
+        }
+        let end = self.open_end();
+        self.close_before(end);
+        self.measurements
+    }
+}
+
+fn merge_into(map: &mut BTreeMap<usize, IntervalHistogram>, slot: usize, h: &IntervalHistogram) {
+    match map.get_mut(&slot) {
+        Some(existing) => {
+            let _ = existing.add(h);
+        }
+        None => {
+            map.insert(slot, h.clone());
+        }
+    }
+}
+
+fn summarise(second: u64, bucket: OpenSecond) -> SecondSummary {
+    let by_type = bucket
+        .slots
+        .iter()
+        .map(|(slot, h)| {
+            let stats = SecondStats {
+                count: h.len(),
+                p50: h.value_at_quantile(0.50),
+                p95: h.value_at_quantile(0.95),
+                p99: h.value_at_quantile(0.99),
+            };
+            (Slot::from_index(*slot).name(), stats)
+        })
+        .collect();
+    SecondSummary {
+        t: second + 1,
+        ops: bucket.ops,
+        by_type,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc::channel;
+    use std::time::Instant;
+
+    use super::*;
+    use crate::measure::recorder::Recorder;
+
+    #[test]
+    fn merges_threads_and_closes_seconds() {
+        let (tx, rx) = channel();
+        let origin = Instant::now();
+        let mut collector = Collector::new(rx, 2);
+        for thread in 0..2 {
+            let mut r = Recorder::new(thread, origin, tx.clone());
+            for i in 0..10u64 {
+                let start = Instant::now();
+                let end = start + Duration::from_micros(i);
+                r.record(Operation::Read, Status::Ok, start, end, None);
+                r.operation_done();
+            }
+            r.record(
+                Operation::Update,
+                Status::Error,
+                Instant::now(),
+                Instant::now(),
+                None,
+            );
+            r.operation_done();
+            r.finish();
+        }
+        drop(tx);
+        while collector.receive(Duration::from_millis(10)) != Received::Done {}
+        let m = collector.finish();
+        assert_eq!(m.operations, 22);
+        let read = Slot {
+            operation: Operation::Read,
+            failed: false,
+        }
+        .index();
+        let update_failed = Slot {
+            operation: Operation::Update,
+            failed: true,
+        }
+        .index();
+        assert_eq!(m.actual[read].as_ref().map(|h| h.len()), Some(20));
+        assert_eq!(m.actual[update_failed].as_ref().map(|h| h.len()), Some(2));
+        assert_eq!(
+            m.returns[Operation::Update.index()][Status::Error.index()],
+            2
+        );
+        assert!(!m.timeseries.is_empty());
+        assert_eq!(m.timeseries.iter().map(|s| s.ops).sum::<u64>(), 22);
+        assert_eq!(m.timeseries[0].t, 1);
+    }
+}

@@ -1,0 +1,157 @@
+//! A client thread's recorder: the hot path of measurement.
+//!
+//! Each thread records into its own interval histograms with no locks or
+//! atomics. When an operation ends past the next one-second boundary (measured
+//! from the phase's start), the thread itself hands the finished interval to
+//! the collector over a channel and starts a new one; so the collector gets one
+//! message per thread per second, and time series need no clock thread.
+
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use super::histogram::{new_interval, IntervalHistogram};
+use super::operation::{Operation, Slot};
+use crate::target::Status;
+
+/// Return-code counts of one operation type, indexed by `Status::index`.
+pub type ReturnCounts = [u64; Status::ALL.len()];
+
+/// One thread's measurements for one second of the phase.
+#[derive(Debug)]
+pub struct Interval {
+    /// The recording thread (0-based).
+    pub thread: usize,
+    /// The second, counted from the phase start, in which these operations ended.
+    pub second: u64,
+    /// Workload operations completed (a read-modify-write counts once).
+    pub operations: u64,
+    /// Latencies from the actual start, by slot index.
+    pub actual: Vec<(usize, IntervalHistogram)>,
+    /// Latencies from the intended start (only when throttled), by slot index.
+    pub intended: Vec<(usize, IntervalHistogram)>,
+    /// Return codes by operation index.
+    pub returns: Vec<(usize, ReturnCounts)>,
+    /// True for the thread's final message.
+    pub last: bool,
+}
+
+/// Per-thread recorder; see the module documentation.
+pub struct Recorder {
+    thread: usize,
+    origin: Instant,
+    second: u64,
+    next_boundary: Instant,
+    operations: u64,
+    actual: [Option<IntervalHistogram>; Slot::COUNT],
+    intended: [Option<IntervalHistogram>; Slot::COUNT],
+    returns: [ReturnCounts; Operation::COUNT],
+    sink: Sender<Interval>,
+}
+
+/// Whole microseconds in `d` (YCSB truncates nanoseconds the same way).
+#[inline]
+fn micros(d: Duration) -> u64 {
+    d.as_secs() * 1_000_000 + u64::from(d.subsec_micros())
+}
+
+impl Recorder {
+    /// A recorder for thread `thread` of a phase that started at `origin`.
+    pub fn new(thread: usize, origin: Instant, sink: Sender<Interval>) -> Self {
+        let now = Instant::now();
+        let second = now.saturating_duration_since(origin).as_secs();
+        Self {
+            thread,
+            origin,
+            second,
+            next_boundary: origin + Duration::from_secs(second + 1),
+            operations: 0,
+            actual: std::array::from_fn(|_| None),
+            intended: std::array::from_fn(|_| None),
+            returns: [[0; Status::ALL.len()]; Operation::COUNT],
+            sink,
+        }
+    }
+
+    /// Records one call of `op` that returned `status`, ran from `start` to `end`, and
+    /// was meant to start at `intended` (when throttled).
+    #[inline]
+    pub fn record(
+        &mut self,
+        op: Operation,
+        status: Status,
+        start: Instant,
+        end: Instant,
+        intended: Option<Instant>,
+    ) {
+        if end >= self.next_boundary {
+            self.roll_over(end);
+        }
+        let slot = Slot {
+            operation: op,
+            failed: !status.is_ok(),
+        }
+        .index();
+        self.actual[slot]
+            .get_or_insert_with(new_interval)
+            .saturating_record(micros(end.saturating_duration_since(start)));
+        if let Some(intended) = intended {
+            self.intended[slot]
+                .get_or_insert_with(new_interval)
+                .saturating_record(micros(end.saturating_duration_since(intended)));
+        }
+        self.returns[op.index()][status.index()] += 1;
+    }
+
+    /// Counts one completed workload operation (after its calls were recorded).
+    #[inline]
+    pub fn operation_done(&mut self) {
+        self.operations += 1;
+    }
+
+    /// Hands the current interval over if `now` is past its second (for idle threads).
+    pub fn tick(&mut self, now: Instant) {
+        if now >= self.next_boundary {
+            self.roll_over(now);
+        }
+    }
+
+    /// Sends the final interval; the collector then knows this thread is done.
+    pub fn finish(mut self) {
+        self.send(true);
+    }
+
+    #[cold]
+    fn roll_over(&mut self, now: Instant) {
+        self.send(false);
+        self.second = now.saturating_duration_since(self.origin).as_secs();
+        self.next_boundary = self.origin + Duration::from_secs(self.second + 1);
+    }
+
+    fn send(&mut self, last: bool) {
+        let take = |slots: &mut [Option<IntervalHistogram>]| -> Vec<(usize, IntervalHistogram)> {
+            slots
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(i, h)| h.take().map(|h| (i, h)))
+                .collect()
+        };
+        let returns = self
+            .returns
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, counts)| counts.iter().any(|&c| c > 0))
+            .map(|(i, counts)| (i, std::mem::replace(counts, [0; Status::ALL.len()])))
+            .collect();
+        let interval = Interval {
+            thread: self.thread,
+            second: self.second,
+            operations: std::mem::take(&mut self.operations),
+            actual: take(&mut self.actual),
+            intended: take(&mut self.intended),
+            returns,
+            last,
+        };
+        // The collector only goes away when the phase is over; nothing is left to report then.
+        let _ = self.sink.send(interval);
+    }
+}
