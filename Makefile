@@ -39,12 +39,13 @@ test-python: setup
 	$(PY) -m pytest
 
 bench: setup
+	@scripts/setup-bench.sh
 	$(PY) -m benchmarks
 
 lint: setup
 	cargo fmt --all -- --check
 	cargo clippy --release --workspace -- -D warnings
-	$(VENV)/bin/ruff check python tests
+	$(VENV)/bin/ruff check python tests benchmarks
 
 clean:
 	rm -rf $(VENV)

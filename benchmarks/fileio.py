@@ -1,0 +1,259 @@
+"""File I/O against fio and sysbench (issue 3), each line on the same file in one run.
+
+- 4 KiB random reads from the page cache, psync, 1 and 2 jobs: contio ≥ 1.0× fio.
+- 4 KiB random reads, io_uring, iodepth 32, O_DIRECT, on loop-backed XFS: ≥ 0.95× fio.
+- sysbench fileio rndrw, 1 GB, 30 s, sync mode: reads/s and writes/s ≥ 0.95× sysbench.
+
+Everything lives on one scratch XFS on a loop device (benchmarks/loopfs.py). The fio
+lines use one job file, given unchanged to `fio` and to `contio-engine fio`; with 2 jobs
+the 1 GiB file is split into two disjoint halves (offset_increment), which both tools
+read the same way. The sysbench line runs both tools in the directory sysbench prepared.
+When the engine has no `fio`/`sysbench` subcommand yet, the peers are still measured
+(peer-only rows), so the harness can be checked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.child import run_checked
+from benchmarks.context import BenchContext, require_tool
+from benchmarks.engine_run import engine_accepts, run_engine
+from benchmarks.loopfs import loop_xfs
+from benchmarks.parsers import fio_read_iops, parse_sysbench_fileio
+from benchmarks.report import Report, Row, Sample, judge_ratio
+
+NAME = "fileio"
+TITLE = "File I/O: contio-engine vs fio and sysbench (Debian)"
+PEER = "fio/sysbench"
+
+GIB = 1 << 30
+DATA_FILE_SIZE = GIB
+IMAGE_SIZE = 4 * GIB  # the fio file, sysbench's 1 GB and XFS's own needs
+FIO_SECONDS = 10
+FIO_RAMP_SECONDS = 2
+SYSBENCH_SECONDS = 30
+SYSBENCH_OPTIONS = ("--file-total-size=1G", "--file-test-mode=rndrw", "--file-io-mode=sync")
+
+
+@dataclass(frozen=True)
+class FioCase:
+    """One fio line: a job that both tools run from the same job file."""
+
+    label: str
+    numjobs: int
+    ioengine: str
+    iodepth: int
+    direct: bool
+    min_ratio: float
+
+
+FIO_CASES = (
+    FioCase("4k randread psync page cache, 1 job", 1, "psync", 1, False, 1.0),
+    FioCase("4k randread psync page cache, 2 jobs", 2, "psync", 1, False, 1.0),
+    FioCase("4k randread io_uring qd32 direct, loop XFS", 1, "io_uring", 32, True, 0.95),
+)
+
+
+def fio_job_text(case: FioCase, data: Path, seconds: int, ramp: int) -> str:
+    """The INI job file of a case (options both fio and contio-engine fio understand)."""
+    size = DATA_FILE_SIZE // case.numjobs
+    return "\n".join(
+        [
+            "[global]",
+            f"filename={data}",
+            "rw=randread",
+            "bs=4k",
+            f"ioengine={case.ioengine}",
+            f"iodepth={case.iodepth}",
+            f"direct={int(case.direct)}",
+            # fio drops the file's cached pages before a job by default; the page-cache
+            # lines must read from the cache, so both tools keep it.
+            "invalidate=0",
+            # Pure random offsets in both tools (contio keeps no map of blocks read).
+            "norandommap=1",
+            "randrepeat=0",
+            f"size={size}",
+            f"offset_increment={size}",
+            f"numjobs={case.numjobs}",
+            "time_based=1",
+            f"runtime={seconds}",
+            f"ramp_time={ramp}",
+            "group_reporting=1",
+            "[randread]",
+            "",
+        ]
+    )
+
+
+def _write_data_file(path: Path) -> None:
+    """Fills the shared file with random bytes, durably, so no tool lays it out itself."""
+    chunk = 1 << 20
+    with path.open("wb") as handle:
+        for _ in range(DATA_FILE_SIZE // chunk):
+            handle.write(os.urandom(chunk))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _warm_page_cache(path: Path) -> None:
+    with path.open("rb") as handle:
+        while handle.read(1 << 20):
+            pass
+
+
+def _fio_peer(ctx: BenchContext, job: Path, case: FioCase) -> Sample:
+    child = run_checked([str(require_tool("fio")), "--output-format=json", str(job)])
+    return Sample(
+        tool="fio",
+        case=case.label,
+        metric="IOPS",
+        value=fio_read_iops(child.stdout),
+        unit="IOPS",
+        metadata={"argv": child.argv, "load_before": child.load_before},
+    )
+
+
+def _fio_contio(ctx: BenchContext, job: Path, case: FioCase) -> Sample:
+    run = run_engine(ctx, ["fio", str(job)])
+    return Sample(
+        tool="contio",
+        case=case.label,
+        metric="IOPS",
+        value=run.throughput,
+        unit="IOPS",
+        metadata={
+            "argv": run.child.argv,
+            "load_before": run.child.load_before,
+            "max_rss_kib": run.child.max_rss_kib,
+        },
+    )
+
+
+def _measure_fio(ctx: BenchContext, report: Report, mount: Path, with_contio: bool) -> list[Row]:
+    data = mount / "fio-data"
+    _write_data_file(data)
+    rows = []
+    for index, case in enumerate(FIO_CASES):
+        if not case.direct:
+            _warm_page_cache(data)
+        job = mount / f"job{index}.fio"
+        job.write_text(fio_job_text(case, data, ctx.scaled(FIO_SECONDS), FIO_RAMP_SECONDS))
+        runners: list[Callable[[BenchContext, Path, FioCase], Sample]] = [_fio_peer]
+        if with_contio:
+            runners = [_fio_contio, _fio_peer] if index % 2 else [_fio_peer, _fio_contio]
+        values: dict[str, float] = {}
+        for runner in runners:
+            sample = runner(ctx, job, case)
+            report.samples.append(sample)
+            values[sample.tool] = sample.value
+            ctx.progress(f"{case.label}: {sample.tool} {sample.value:,.0f} IOPS")
+        rows.append(
+            Row(
+                case=case.label,
+                metric="IOPS",
+                unit="IOPS",
+                contio=values.get("contio"),
+                peer=values.get("fio"),
+                goal=f"ratio ≥ {case.min_ratio:g}",
+                passed=judge_ratio(values.get("contio"), values.get("fio"), case.min_ratio),
+            )
+        )
+    data.unlink()
+    return rows
+
+
+def _sysbench_rates_contio(ctx: BenchContext, directory: Path, seconds: int) -> tuple[float, float]:
+    args = [
+        "sysbench",
+        "fileio",
+        *SYSBENCH_OPTIONS,
+        f"--time={seconds}",
+        f"--file-dir={directory}",
+        "run",
+    ]
+    document = run_engine(ctx, args).document
+    elapsed = float(document["runtime_ms"]) / 1000
+    by_type = document.get("operations_by_type", {})
+    return (
+        by_type.get("READ", {}).get("count", 0) / elapsed,
+        by_type.get("WRITE", {}).get("count", 0) / elapsed,
+    )
+
+
+def _measure_sysbench(
+    ctx: BenchContext, report: Report, mount: Path, with_contio: bool
+) -> list[Row]:
+    sysbench = str(require_tool("sysbench"))
+    directory = mount / "sysbench"
+    directory.mkdir()
+    seconds = ctx.scaled(SYSBENCH_SECONDS, minimum=2)
+    run_checked([sysbench, "fileio", "--file-total-size=1G", "prepare"], cwd=directory)
+    peer_run = run_checked(
+        [sysbench, "fileio", *SYSBENCH_OPTIONS, f"--time={seconds}", "run"], cwd=directory
+    )
+    peer = parse_sysbench_fileio(peer_run.stdout)
+    label = f"sysbench fileio rndrw 1G sync, {seconds} s"
+    meta = {"argv": peer_run.argv, "load_before": peer_run.load_before}
+    report.samples += [
+        Sample("sysbench", label, "reads/s", peer.reads_per_sec, "reads/s", meta),
+        Sample("sysbench", label, "writes/s", peer.writes_per_sec, "writes/s", meta),
+    ]
+    ctx.progress(
+        f"sysbench rndrw: sysbench {peer.reads_per_sec:,.0f} reads/s "
+        f"{peer.writes_per_sec:,.0f} writes/s"
+    )
+    reads = writes = None
+    if with_contio:
+        reads, writes = _sysbench_rates_contio(ctx, directory, seconds)
+        ctx.progress(f"sysbench rndrw: contio {reads:,.0f} reads/s {writes:,.0f} writes/s")
+        report.samples += [
+            Sample("contio", label, "reads/s", reads, "reads/s"),
+            Sample("contio", label, "writes/s", writes, "writes/s"),
+        ]
+    run_checked([sysbench, "fileio", "--file-total-size=1G", "cleanup"], cwd=directory)
+    return [
+        Row(
+            case=label,
+            metric="reads/s",
+            unit="reads/s",
+            contio=reads,
+            peer=peer.reads_per_sec,
+            goal="ratio ≥ 0.95",
+            passed=judge_ratio(reads, peer.reads_per_sec, 0.95),
+        ),
+        Row(
+            case=label,
+            metric="writes/s",
+            unit="writes/s",
+            contio=writes,
+            peer=peer.writes_per_sec,
+            goal="ratio ≥ 0.95",
+            passed=judge_ratio(writes, peer.writes_per_sec, 0.95),
+        ),
+    ]
+
+
+def run(ctx: BenchContext) -> Report:
+    """Sets up the loop XFS, runs the fio lines and the sysbench line, tears it down."""
+    require_tool("fio")
+    require_tool("sysbench")
+    report = Report(name=NAME, title=TITLE, peer=PEER)
+    has_fio = engine_accepts(ctx, ["fio", "--help"])
+    has_sysbench = engine_accepts(ctx, ["sysbench", "--help"])
+    for feature, present in (("fio", has_fio), ("sysbench", has_sysbench)):
+        if not present:
+            report.notes.append(
+                f"contio-engine has no `{feature}` subcommand yet: peer-only rows, goals not judged"
+            )
+    with loop_xfs(ctx.scratch(), IMAGE_SIZE) as mount:
+        report.rows += _measure_fio(ctx, report, mount, has_fio)
+        report.rows += _measure_sysbench(ctx, report, mount, has_sysbench)
+    report.notes.append(
+        f"fio lines: {ctx.scaled(FIO_SECONDS)} s after a {FIO_RAMP_SECONDS} s ramp, 1 GiB file "
+        "on XFS on a loop device (direct I/O to its image file)."
+    )
+    return report

@@ -1,0 +1,71 @@
+"""Reading the peers' outputs: YCSB's text summary, sysbench fileio's text, fio's JSON.
+
+contio's own numbers always come from its JSON document (docs/engine-interface.md);
+these parsers exist only because the peers print text. Tested against captured real
+outputs in tests/data/bench/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from benchmarks.errors import SetupError
+
+_YCSB_LINE = re.compile(r"^\[(?P<section>[^\]]+)\], (?P<name>[^,]+), (?P<value>\S+)\s*$")
+_SYSBENCH_RATE = re.compile(r"^\s*(?P<name>reads/s|writes/s|fsyncs/s):\s+(?P<value>[\d.]+)\s*$")
+
+
+def parse_ycsb_summary(text: str) -> dict[tuple[str, str], float]:
+    """The `[SECTION], Name, value` lines of YCSB's final summary, keyed by (section, name)."""
+    summary: dict[tuple[str, str], float] = {}
+    for line in text.splitlines():
+        match = _YCSB_LINE.match(line)
+        if not match:
+            continue
+        try:
+            summary[(match["section"], match["name"])] = float(match["value"])
+        except ValueError:
+            continue
+    return summary
+
+
+def ycsb_throughput(text: str) -> float:
+    """`[OVERALL], Throughput(ops/sec)` from YCSB's output; SetupError if absent."""
+    summary = parse_ycsb_summary(text)
+    try:
+        return summary[("OVERALL", "Throughput(ops/sec)")]
+    except KeyError:
+        raise SetupError("YCSB printed no [OVERALL], Throughput(ops/sec) line") from None
+
+
+@dataclass
+class SysbenchRates:
+    """The `File operations` block of `sysbench fileio run`."""
+
+    reads_per_sec: float
+    writes_per_sec: float
+    fsyncs_per_sec: float
+
+
+def parse_sysbench_fileio(text: str) -> SysbenchRates:
+    """reads/s, writes/s and fsyncs/s from sysbench fileio's run output."""
+    rates: dict[str, float] = {}
+    for line in text.splitlines():
+        match = _SYSBENCH_RATE.match(line)
+        if match:
+            rates[match["name"]] = float(match["value"])
+    missing = {"reads/s", "writes/s", "fsyncs/s"} - rates.keys()
+    if missing:
+        raise SetupError(f"sysbench output lacks {', '.join(sorted(missing))}")
+    return SysbenchRates(rates["reads/s"], rates["writes/s"], rates["fsyncs/s"])
+
+
+def fio_read_iops(text: str) -> float:
+    """Total read IOPS over all jobs of a `fio --output-format=json` run."""
+    try:
+        document = json.loads(text[text.index("{") :])
+        return float(sum(job["read"]["iops"] for job in document["jobs"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SetupError(f"cannot read fio's JSON output: {exc}") from exc

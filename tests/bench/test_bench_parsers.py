@@ -1,0 +1,54 @@
+"""The peers' output parsers, on real outputs captured from YCSB 0.17.0, sysbench and fio."""
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.errors import SetupError
+from benchmarks.parsers import (
+    fio_read_iops,
+    parse_sysbench_fileio,
+    parse_ycsb_summary,
+    ycsb_throughput,
+)
+
+DATA = Path(__file__).parent.parent / "data" / "bench"
+
+
+def test_ycsb_summary_of_a_real_basicdb_run():
+    text = (DATA / "ycsb-0.17.0-basicdb-workloada.txt").read_text()
+    summary = parse_ycsb_summary(text)
+    assert ycsb_throughput(text) == pytest.approx(588235.2941176471)
+    assert summary[("READ", "Operations")] + summary[("UPDATE", "Operations")] == 100_000
+    assert summary[("UPDATE", "Return=OK")] == 50221
+
+
+def test_ycsb_without_summary_is_a_setup_error():
+    with pytest.raises(SetupError, match="Throughput"):
+        ycsb_throughput("Exception in thread main\n[READ], Operations, 3\n")
+
+
+def test_sysbench_fileio_rates():
+    rates = parse_sysbench_fileio((DATA / "sysbench-1.0.20-fileio-rndrw.txt").read_text())
+    assert (rates.reads_per_sec, rates.writes_per_sec, rates.fsyncs_per_sec) == (
+        748.78,
+        499.18,
+        1600.51,
+    )
+
+
+def test_sysbench_output_cut_short_names_what_is_missing():
+    with pytest.raises(SetupError, match="writes/s"):
+        parse_sysbench_fileio("File operations:\n    reads/s:  10.0\n    fsyncs/s:  1.0\n")
+
+
+def test_fio_json_read_iops_sums_jobs():
+    text = (DATA / "fio-3.33-randread-psync-2jobs.json").read_text()
+    assert fio_read_iops(text) == pytest.approx(45985.007496)
+    # fio may print warnings before the JSON document.
+    assert fio_read_iops("fio: warning\n" + text) == pytest.approx(45985.007496)
+
+
+def test_fio_garbage_is_a_setup_error():
+    with pytest.raises(SetupError, match="fio"):
+        fio_read_iops("fio: no such file\n")

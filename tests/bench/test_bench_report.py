@@ -1,0 +1,41 @@
+"""Rows, goals and the exit code of `python -m benchmarks`."""
+
+from benchmarks.__main__ import exit_code, main
+from benchmarks.fileio import DATA_FILE_SIZE, FIO_CASES, fio_job_text
+from benchmarks.report import Report, Row, judge_ratio
+
+
+def _report(**kwargs) -> Report:
+    return Report(name="x", title="x", peer="peer", **kwargs)
+
+
+def test_ratio_and_judgement():
+    row = Row(case="threads=2", metric="ops/s", unit="ops/s", contio=9e6, peer=3e6)
+    assert row.ratio == 3.0
+    assert judge_ratio(9e6, 3e6, 3.0) is True
+    assert judge_ratio(8.9e6, 3e6, 3.0) is False
+    assert judge_ratio(None, 3e6, 3.0) is None
+    assert Row(case="c", metric="m", unit="u", contio=1.0).ratio is None
+
+
+def test_exit_codes():
+    met = Row(case="c", metric="m", unit="u", contio=1, peer=1, goal="g", passed=True)
+    missed = Row(case="c", metric="m", unit="u", contio=1, peer=2, goal="g", passed=False)
+    assert exit_code([_report(rows=[met]), _report(skipped="not landed")]) == 0
+    assert exit_code([_report(rows=[met, missed])]) == 1
+    assert exit_code([_report(rows=[missed]), _report(broken="java missing")]) == 2
+
+
+def test_unknown_benchmark_name_is_exit_code_2(capsys):
+    assert main(["ycsb_nul"]) == 2
+    assert "known: ycsb_null" in capsys.readouterr().err
+
+
+def test_fio_jobs_split_the_file_into_disjoint_regions(tmp_path):
+    for case in FIO_CASES:
+        text = fio_job_text(case, tmp_path / "data", seconds=10, ramp=2)
+        options = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+        size = int(options["size"])
+        assert int(options["offset_increment"]) == size
+        assert size * int(options["numjobs"]) == DATA_FILE_SIZE
+        assert options["invalidate"] == "0"
