@@ -39,8 +39,12 @@ def operation(latencies_us: list[int], with_histogram: bool = True) -> dict[str,
 
 
 def document(
-    by_type: dict[str, dict[str, Any]], *, phase: str = "run", threads: int = 4,
-    throughput: float = 9771.3, status: str = "ok",
+    by_type: dict[str, dict[str, Any]],
+    *,
+    phase: str = "run",
+    threads: int = 4,
+    throughput: float = 9771.3,
+    status: str = "ok",
 ) -> dict[str, Any]:
     ops = sum(t["count"] for t in by_type.values())
     return {

@@ -68,6 +68,16 @@ def test_arguments_are_an_argv_list_in_order(tmp_path):
         "load", "lsm", [tmp_path / "w"], {"recordcount": "10", "lsm.dir": "/d x"}, 2, tmp_path / "o"
     )
     assert args == [
-        "load", "lsm", "-P", str(tmp_path / "w"), "-p", "recordcount=10", "-p", "lsm.dir=/d x",
-        "-threads", "2", "-json", str(tmp_path / "o"),
+        "load",
+        "lsm",
+        "-P",
+        str(tmp_path / "w"),
+        "-p",
+        "recordcount=10",
+        "-p",
+        "lsm.dir=/d x",
+        "-threads",
+        "2",
+        "-json",
+        str(tmp_path / "o"),
     ]

@@ -26,10 +26,12 @@ def test_percentiles_come_from_the_merged_histograms():
 
 
 def test_without_histograms_the_upper_bound_is_labelled():
-    doc = document({
-        "READ": operation([10] * 99, with_histogram=False),
-        "UPDATE": operation([500] * 10, with_histogram=False),
-    })
+    doc = document(
+        {
+            "READ": operation([10] * 99, with_histogram=False),
+            "UPDATE": operation([500] * 10, with_histogram=False),
+        }
+    )
     latency = phase_latency(parse_result(json.dumps(doc), "doc"))
     assert latency.source == UPPER_BOUND
     assert latency.percentiles["p95"] == pytest.approx(500, rel=1e-3)

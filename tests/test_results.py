@@ -25,7 +25,8 @@ def test_a_second_experiment_in_the_same_second_gets_its_own_folder(tmp_path):
     second = ResultsFolder.create(tmp_path, "default", now=NOW)
     third = ResultsFolder.create(tmp_path, "default", now=NOW)
     assert [second.path.name, third.path.name] == [
-        "default-20261122T223005Z-2", "default-20261122T223005Z-3",
+        "default-20261122T223005Z-2",
+        "default-20261122T223005Z-3",
     ]
     assert (first.path / "spec.yaml").read_text() == "name: default\n"
 

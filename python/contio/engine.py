@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from contio.engine_result import EngineResult, read_result
-from contio.errors import EngineError, EngineNotFoundError, EngineUsageError
+from contio.errors import EngineError, EngineNotFoundError, EngineOutputError, EngineUsageError
 
 ENGINE_NAME = "contio-engine"
 
@@ -78,7 +78,10 @@ def interpret_exit(exit_code: int, stderr_text: str, json_path: Path) -> EngineR
     if exit_code == 0:
         return read_result(json_path)
     if exit_code == 1:
-        result = read_result(json_path)
+        try:
+            result = read_result(json_path)
+        except EngineOutputError:
+            raise EngineError(f"the engine failed and wrote no result: {message}", 1) from None
         raise EngineError(f"the {result.phase} phase {result.status}: {result.error}", 1)
     if exit_code < 0:
         raise EngineError(f"the engine was killed by signal {-exit_code}: {message}", exit_code)

@@ -6,6 +6,7 @@ live line with a bar; elsewhere (CI, pipes) each phase prints one plain line.
 
 from __future__ import annotations
 
+import time
 from types import TracebackType
 
 from rich.console import Console
@@ -29,6 +30,10 @@ class RunProgress:
         self.console = console or Console(stderr=True)
         self._cells = cells
         self._repetitions = repetitions
+        self._phases = phases
+        self._done = 0
+        self._started = time.monotonic()
+        self._live = self.console.is_terminal
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -44,7 +49,8 @@ class RunProgress:
         self._task = self._progress.add_task("starting", total=phases)
 
     def __enter__(self) -> Self:
-        self._progress.start()
+        if self._live:
+            self._progress.start()
         return self
 
     def __exit__(
@@ -53,20 +59,30 @@ class RunProgress:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._progress.stop()
+        if self._live:
+            self._progress.stop()
 
     def start_phase(self, cell: Cell, repetition: int, phase: str) -> None:
         """Show that `phase` of `cell` (repetition `repetition`) is running."""
         text = (
             f"cell {cell.index} of {self._cells} · repetition {repetition} of "
-            f"{self._repetitions} · {phase} · {cell.target} · {cell.workload.name}"
+            f"{self._repetitions} · {phase} {cell.target} {cell.workload.name}"
         )
         if phase == "run":
-            text += f" · {cell.threads} threads"
-        self._progress.update(self._task, description=text)
-        if not self.console.is_terminal:
-            self.console.print(text, highlight=False)
+            text += f" threads={cell.threads}"
+        if self._live:
+            self._progress.update(self._task, description=text)
+        else:
+            self.console.print(f"{text} · {self._eta()}", highlight=False, soft_wrap=True)
 
     def finish_phase(self) -> None:
         """Count one phase as done."""
+        self._done += 1
         self._progress.advance(self._task)
+
+    def _eta(self) -> str:
+        if not self._done:
+            return "ETA –"
+        elapsed = time.monotonic() - self._started
+        remaining = elapsed / self._done * (self._phases - self._done)
+        return f"ETA {int(remaining // 60)}:{int(remaining % 60):02d}"

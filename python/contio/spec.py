@@ -70,8 +70,8 @@ def _known_target(name: str) -> str:
     if name not in TARGETS:
         raise PydanticCustomError(
             "unknown_target",
-            "{name!r} is not a known target; allowed: {allowed}",
-            {"name": name, "allowed": ", ".join(target_names())},
+            "{name} is not a known target; allowed: {allowed}",
+            {"name": repr(name), "allowed": ", ".join(target_names())},
         )
     return name
 
@@ -83,10 +83,15 @@ def _resolve_workload(value: Any, info: ValidationInfo) -> Any:
     try:
         return resolve_workload(value, Path(base_dir))
     except LookupError as exc:
-        raise PydanticCustomError("unknown_workload", str(exc)) from exc
+        raise PydanticCustomError("unknown_workload", "{why}", {"why": str(exc)}) from exc
 
 
-TargetName = Annotated[str, AfterValidator(_known_target)]
+def _null_is_a_name(value: Any) -> Any:
+    # YAML reads a bare `null` as None; in a target list it names the null target.
+    return "null" if value is None else value
+
+
+TargetName = Annotated[str, BeforeValidator(_null_is_a_name), AfterValidator(_known_target)]
 Workload = Annotated[WorkloadRef, BeforeValidator(_resolve_workload)]
 
 # Properties that contio sets itself for every phase; a spec setting them would be ignored.
@@ -126,7 +131,7 @@ class ExperimentSpec(_SpecModel):
         for value in values:
             if value in seen:
                 raise PydanticCustomError(
-                    "duplicate_level", "{value!r} is listed twice", {"value": value}
+                    "duplicate_level", "{value} is listed twice", {"value": repr(value)}
                 )
             seen.add(value)
         return values
@@ -138,7 +143,7 @@ class ExperimentSpec(_SpecModel):
         for name in names:
             if names.count(name) > 1:
                 raise PydanticCustomError(
-                    "duplicate_level", "workload {name!r} is listed twice", {"name": name}
+                    "duplicate_level", "workload {name} is listed twice", {"name": repr(name)}
                 )
         return values
 
@@ -149,12 +154,12 @@ class ExperimentSpec(_SpecModel):
             if key in _RESERVED_PROPERTIES:
                 raise PydanticCustomError(
                     "reserved_property",
-                    "{key!r} is set by contio: {why}",
-                    {"key": key, "why": _RESERVED_PROPERTIES[key]},
+                    "{key} is set by contio: {why}",
+                    {"key": repr(key), "why": _RESERVED_PROPERTIES[key]},
                 )
             if "\n" in str(value):
                 raise PydanticCustomError(
-                    "bad_property", "{key!r}: values are single lines", {"key": key}
+                    "bad_property", "{key}: values are single lines", {"key": repr(key)}
                 )
         return values
 

@@ -45,7 +45,10 @@ def test_the_longest_and_last_matching_mount_wins(tmp_path):
     from pathlib import Path
 
     assert mount_of(Path("/data/my disk/a"), MOUNTS) == {
-        "mount_point": "/data/my disk", "fstype": "xfs", "source": "/dev/loop4", "options": "rw",
+        "mount_point": "/data/my disk",
+        "fstype": "xfs",
+        "source": "/dev/loop4",
+        "options": "rw",
     }
     assert mount_of(Path("/data/other"), MOUNTS)["fstype"] == "tmpfs"
     assert mount_of(Path("/database"), MOUNTS)["fstype"] == "ext4"

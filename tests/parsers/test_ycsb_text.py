@@ -21,8 +21,13 @@ def test_run_phase_of_workload_a():
     read_op = summary.operations["READ"]
     assert read_op.operations == 2513
     assert read_op.returns == {"OK": 2513}
-    assert read_op.latency_us == {"mean": pytest.approx(0.016713091922005572), "min": 0,
-                                  "max": 7, "p95": 0, "p99": 0}
+    assert read_op.latency_us == {
+        "mean": pytest.approx(0.016713091922005572),
+        "min": 0,
+        "max": 7,
+        "p95": 0,
+        "p99": 0,
+    }
     update = summary.operations["UPDATE"]
     assert update.operations + read_op.operations == 5000
     assert update.latency_us["max"] == 321
@@ -45,9 +50,7 @@ def test_every_operation_type_and_intended_latency():
     # Read-modify-write has no Return= line of its own: its read and update count there.
     assert summary.operations["READ-MODIFY-WRITE"].returns == {}
     assert summary.operations["Intended-READ"].latency_us["p95"] == 18815
-    counted = sum(
-        summary.operations[n].operations for n in ("READ", "UPDATE", "INSERT", "SCAN")
-    )
+    counted = sum(summary.operations[n].operations for n in ("READ", "UPDATE", "INSERT", "SCAN"))
     assert counted == 2476 + 1943 + 563 + 1015
 
 
