@@ -29,7 +29,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from contio.errors import InvalidSpecError, SpecError, UsageError
-from contio.targets.registry import TARGETS, namespace_owner, target_names
+from contio.targets.engine_targets import TARGETS, namespace_owner, target_names
 from contio.workloads import WorkloadRef, resolve_workload
 
 DEFAULT_SPEC_NAME = "default.yaml"
