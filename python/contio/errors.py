@@ -70,3 +70,31 @@ class BackendError(ContioError):
 
 class ResultsFolderError(ContioError):
     """The results folder could not be created or written."""
+
+
+class BackendOptionError(UsageError):
+    """A backend option is unknown or has a bad value. Names the option and what is allowed."""
+
+    def __init__(self, backend: str, option: str, message: str):
+        self.backend = backend
+        self.option = option
+        where = f"backend '{backend}' option '{option}'" if option else f"backend '{backend}'"
+        super().__init__(f"{where}: {message}")
+
+
+class BackendUnavailableError(BackendError):
+    """This host lacks what a backend needs (a kernel feature, a program); says which."""
+
+
+class CommandError(BackendError):
+    """An external storage command (mkfs, mount, gluster, ip …) failed."""
+
+    def __init__(self, argv: list[str], returncode: int, output: str):
+        self.argv = argv
+        self.returncode = returncode
+        self.output = output.strip()
+        super().__init__(f"`{' '.join(argv)}` failed ({returncode}): {self.output[-2000:]}")
+
+
+class ClusterError(BackendError):
+    """A GlusterFS cluster could not be built, reached, changed or removed."""

@@ -1,0 +1,163 @@
+"""`gluster`: a GlusterFS volume of any of the five types, mounted on the host with the
+native FUSE client, one data directory per container under the mount — the architecture
+of the paper 000_fbddeb9cf519cfbd (section 3).
+
+The cluster is either the one-machine cluster `cluster` (made by `contio cluster up`;
+if it is not up the backend builds it with `nodes`, `disks_per_node`, `disk_size` and
+removes it at teardown), or real hosts from an SSH `inventory`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, field_validator, model_validator
+
+from contio.backends import filesystem, mountinfo
+from contio.backends.interface import BackendOptions, StorageBackend
+from contio.errors import BackendOptionError, ClusterError, CommandError
+from contio.gluster.cluster import GlusterCluster
+from contio.gluster.inventory import SshCluster
+from contio.gluster.layout import VolumeLayout, VolumeType, place_bricks
+from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
+from contio.gluster.volume import GlusterVolume
+
+MOUNT_ATTEMPTS = 10
+
+
+class GlusterOptions(BackendOptions):
+    """Options of the `gluster` backend."""
+
+    volume_type: VolumeType = "dispersed"
+    bricks: int | None = Field(None, ge=1, le=256)
+    replica: int | None = Field(None, ge=2, le=16)
+    disperse: int | None = Field(None, ge=3, le=64)
+    redundancy: int | None = Field(None, ge=1, le=31)
+    volume_name: str | None = Field(None, pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+    volume_options: dict[str, str] = Field(default_factory=dict)
+    mount_options: list[str] = Field(default_factory=list)
+    cluster: str = Field("contio", pattern=r"^[a-z][a-z0-9]{0,7}$")
+    nodes: int = Field(3, ge=3, le=16)
+    disks_per_node: int = Field(2, ge=1, le=8)
+    disk_size: str = "2GiB"
+    inventory: Path | None = None
+
+    @field_validator("mount_options")
+    @classmethod
+    def _mount_options(cls, value: list[str]) -> list[str]:
+        for opt in value:
+            if not re.fullmatch(r"[A-Za-z0-9_.-]+(=[^,\s]+)?", opt):
+                raise ValueError(f"{opt!r} is not a mount option (name or name=value, no commas)")
+        return value
+
+    @model_validator(mode="after")
+    def _layout(self) -> GlusterOptions:
+        self.layout()  # raises ValueError naming the count that does not fit
+        if self.inventory is None:
+            LocalClusterConfig(
+                name=self.cluster, nodes=self.nodes,
+                disks_per_node=self.disks_per_node, disk_size=self.disk_size,
+            )  # fmt: skip
+        return self
+
+    def layout(self) -> VolumeLayout:
+        """The volume type and counts."""
+        return VolumeLayout(
+            volume_type=self.volume_type, bricks=self.bricks, replica=self.replica,
+            disperse=self.disperse, redundancy=self.redundancy,
+        )  # fmt: skip
+
+
+class GlusterBackend(StorageBackend):
+    """A Gluster volume over a cluster, FUSE-mounted on this host."""
+
+    name = "gluster"
+    options_model = GlusterOptions
+    options: GlusterOptions
+
+    def __init__(self, options: GlusterOptions, workdir: Path | None = None):
+        super().__init__(options, workdir)
+        self.volume_name = options.volume_name or self.instance.replace("gluster-", "contio-")
+        self.cluster: GlusterCluster | None = None
+        self.volume: GlusterVolume | None = None
+        self._mount = self.workdir / "mnt"
+
+    def provision(self) -> None:
+        self.cluster = self._open_cluster()
+        layout = self.options.layout()
+        roots = self.cluster.brick_roots()
+        count = layout.brick_count(len(roots))
+        try:
+            slots = place_bricks(roots, count, layout.set_size)
+        except ValueError as exc:
+            option = "bricks" if count > layout.set_size else "replica/disperse"
+            raise BackendOptionError(self.name, option, str(exc)) from None
+        self.volume = GlusterVolume(self.cluster, self.volume_name)
+        if self.volume.exists():
+            raise BackendOptionError(self.name, "volume_name", f"volume {self.volume_name} exists")
+        self.journal.record(
+            "gluster-volume",
+            cluster=self.cluster.reference(),
+            volume=self.volume_name,
+            brick_dirs=[[s.node, f"{s.root}/{self.volume_name}"] for s in slots],
+        )
+        self.volume.create(layout, slots, self.options.volume_options)
+        self.volume.start()
+        self.volume.wait_online()
+        self._mount_volume()
+
+    def _open_cluster(self) -> GlusterCluster:
+        if self.options.inventory is not None:
+            cluster = SshCluster.load(self.options.inventory)
+            cluster.ensure_pool()
+            return cluster
+        name = self.options.cluster
+        if LocalCluster.exists(name):
+            return LocalCluster.open(name)
+        config = LocalClusterConfig(
+            name=name, nodes=self.options.nodes,
+            disks_per_node=self.options.disks_per_node, disk_size=self.options.disk_size,
+        )  # fmt: skip
+        self.journal.record("gluster-cluster", name=name)
+        return LocalCluster.up(config)
+
+    def _mount_volume(self) -> None:
+        assert self.cluster is not None
+        addresses = [n.address for n in self.cluster.nodes()]
+        log = self.workdir / "fuse-client.log"
+        self.journal.record("file", path=str(log))
+        options = [
+            f"log-file={log}",
+            # Fetch the volume layout from another node when the first is down.
+            f"backup-volfile-servers={':'.join(addresses[1:])}",
+            *self.options.mount_options,
+        ]
+        source = f"{addresses[0]}:/{self.volume_name}"
+        # The volume's bricks can take a moment to accept the client after `start`.
+        for attempt in range(MOUNT_ATTEMPTS):
+            try:
+                filesystem.mount(source, self._mount, self.journal, "glusterfs", options)
+                return
+            except CommandError:
+                if attempt == MOUNT_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.5)
+
+    def data_root(self) -> Path:
+        return self._mount
+
+    def layout(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"volume": self.volume_name}
+        if self.cluster is not None and self.volume is not None:
+            try:
+                info["volume_info"] = self.volume.info()
+            except ClusterError as exc:
+                info["volume_info_error"] = str(exc)
+            info["cluster"] = self.cluster.describe()
+        mount = mountinfo.mount_of(self._mount) if self._mount.exists() else None
+        info["mount"] = mount.as_dict() if mount else None
+        info["client"] = "glusterfs native (FUSE)"
+        return info

@@ -1,0 +1,179 @@
+"""The interface of every provisioned storage backend (local, striped, gluster, nfs, path).
+
+Lifecycle, as for every contio resource: `prepare` provisions the storage (once),
+`data_location(name)` hands a container or process its place on it (a host path or a
+Docker volume definition), `describe` says what the storage is (saved with every
+result), `teardown` removes everything the backend created and nothing else.
+
+`prepare(label)` and `release(path)` also match the runner's `contio.backends.base.Backend`
+protocol, so the runner can use any of these backends for process targets.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing_extensions import Self
+
+from contio.backends.undo_journal import UndoJournal
+from contio.errors import BackendError, BackendOptionError
+
+STATE_DIR_ENV = "CONTIO_STATE_DIR"
+
+
+def state_root() -> Path:
+    """Where contio keeps backend and cluster state (`$CONTIO_STATE_DIR`, else /var/lib/contio)."""
+    return Path(os.environ.get(STATE_DIR_ENV, "/var/lib/contio"))
+
+
+class BackendOptions(BaseModel):
+    """Base of every backend's options: unknown options are rejected, values are checked."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class HostPath(BaseModel):
+    """A directory on the container host; a container gets it as a bind mount."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: Literal["host-path"] = "host-path"
+    path: Path
+
+
+class DockerVolume(BaseModel):
+    """A Docker named volume to create (`docker volume create`) and mount in a container.
+
+    The Docker runtime creates it before the container starts and removes it after;
+    the backend only defines it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: Literal["docker-volume"] = "docker-volume"
+    name: str
+    driver: str = "local"
+    driver_opts: dict[str, str] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+    def create_argv(self) -> list[str]:
+        """`docker volume create …` for this definition."""
+        argv = ["docker", "volume", "create", "--driver", self.driver]
+        for key, value in self.driver_opts.items():
+            argv += ["--opt", f"{key}={value}"]
+        for key, value in self.labels.items():
+            argv += ["--label", f"{key}={value}"]
+        return [*argv, self.name]
+
+
+DataLocation = HostPath | DockerVolume
+
+
+def parse_options(backend: str, model: type[BackendOptions], raw: dict[str, Any]) -> Any:
+    """Validate `raw` against `model`; a `BackendOptionError` names each bad option."""
+    if not isinstance(raw, dict):
+        raise BackendOptionError(
+            backend, "", f"options must be a mapping, got {type(raw).__name__}"
+        )
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        problems = [_describe_problem(model, err) for err in exc.errors()]
+        first = ".".join(str(p) for p in exc.errors()[0]["loc"])
+        raise BackendOptionError(backend, first, "; ".join(problems)) from None
+
+
+def _describe_problem(model: type[BackendOptions], err: Any) -> str:
+    option = ".".join(str(p) for p in err["loc"]) or "(options)"
+    if err["type"] == "extra_forbidden":
+        allowed = ", ".join(sorted(model.model_fields))
+        return f"'{option}' is not an option; allowed options: {allowed}"
+    if err["type"] == "literal_error":
+        return f"'{option}' must be one of {err['ctx']['expected']}"
+    message = str(err["msg"]).removeprefix("Value error, ")
+    return f"'{option}': {message}"
+
+
+class StorageBackend(ABC):
+    """A storage backend: provisions storage, hands out data locations, tears down."""
+
+    name: ClassVar[str]
+    options_model: ClassVar[type[BackendOptions]]
+
+    def __init__(self, options: BackendOptions, workdir: Path | None = None):
+        self.options = options
+        self.instance = f"{self.name}-{uuid.uuid4().hex[:8]}"
+        self.workdir = workdir or state_root() / "backends" / self.instance
+        self.journal = UndoJournal(self.workdir / "journal.json")
+        self._prepared = False
+        self._labels: dict[str, int] = {}
+
+    # -- lifecycle ------------------------------------------------------------------
+    def prepare(self, label: str | None = None) -> Path | None:
+        """Provision the storage (first call only); with `label`, also a fresh data directory."""
+        if not self._prepared:
+            self.workdir.mkdir(parents=True, exist_ok=True)
+            try:
+                self.provision()
+            except BaseException:
+                self.teardown()  # a half-built backend leaves nothing behind
+                raise
+            self._prepared = True
+        return self.new_directory(label) if label is not None else None
+
+    @abstractmethod
+    def provision(self) -> None:
+        """Create the storage. Record every created resource in `self.journal` first."""
+
+    @abstractmethod
+    def data_root(self) -> Path:
+        """The host directory under which data directories are made."""
+
+    def data_location(self, name: str) -> DataLocation:
+        """Where the container or process `name` keeps its data (a host directory by default)."""
+        return HostPath(path=self.new_directory(name))
+
+    def new_directory(self, label: str) -> Path:
+        """A fresh, empty directory for `label` under the data root."""
+        if not self._prepared:
+            raise BackendError(f"backend '{self.name}': prepare() must run before data locations")
+        count = self._labels[label] = self._labels.get(label, 0) + 1
+        path = self.data_root() / (label if count == 1 else f"{label}-{count}")
+        path.mkdir(parents=True)
+        return path
+
+    def release(self, path: Path) -> None:
+        """Remove a data directory once its runs are done."""
+        if self.data_root() in path.parents:
+            shutil.rmtree(path, ignore_errors=True)
+
+    def describe(self) -> dict[str, Any]:
+        """What the storage is: backend, options and layout (device, file system, mounts)."""
+        return {
+            "backend": self.name,
+            "instance": self.instance,
+            "options": self.options.model_dump(mode="json"),
+            **self.layout(),
+        }
+
+    @abstractmethod
+    def layout(self) -> dict[str, Any]:
+        """Backend-specific description: devices, file system, mount options, volume layout."""
+
+    def teardown(self) -> None:
+        """Remove everything this backend created (safe to call more than once)."""
+        self.journal.undo_all()
+        self._prepared = False
+        if self.workdir.exists() and not any(self.workdir.iterdir()):
+            self.workdir.rmdir()
+
+    def __enter__(self) -> Self:
+        self.prepare()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.teardown()

@@ -1,0 +1,133 @@
+"""`local`: storage on this host — a directory, a device (formatted XFS or ext4 on request),
+or a Docker named volume.
+
+- `mode: directory` — data directories under an existing directory `path`, bind-mounted
+  into containers.
+- `mode: device` — a block device (`device: /dev/sdX`, or `device: loop` for a loop device
+  over a sparse file of `loop_size`), formatted with `format` when given, mounted by contio.
+- `mode: docker-volume` — one Docker named volume (local driver) per container; the
+  Docker runtime creates and removes it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from contio.backends import block_device, filesystem, loop_device, mountinfo
+from contio.backends.interface import (
+    BackendOptions,
+    DataLocation,
+    DockerVolume,
+    HostPath,
+    StorageBackend,
+)
+from contio.errors import BackendError, BackendOptionError
+
+
+class LocalOptions(BackendOptions):
+    """Options of the `local` backend."""
+
+    mode: Literal["directory", "device", "docker-volume"] = "directory"
+    path: Path | None = None
+    device: str | None = None
+    loop_size: str = "4GiB"
+    format: Literal["xfs", "ext4"] | None = None
+    mkfs_options: list[str] = Field(default_factory=list)
+    mount_options: list[str] = Field(default_factory=list)
+
+    @field_validator("loop_size")
+    @classmethod
+    def _size(cls, value: str) -> str:
+        filesystem.parse_size(value)
+        return value
+
+    @model_validator(mode="after")
+    def _mode_fields(self) -> LocalOptions:
+        if self.mode == "directory" and self.path is None:
+            raise ValueError("mode 'directory' needs 'path' (an existing directory)")
+        if self.mode == "device":
+            if self.device is None:
+                raise ValueError("mode 'device' needs 'device' (a block device, or 'loop')")
+            if self.device == "loop" and self.format is None:
+                raise ValueError("device 'loop' is a new empty disk: set 'format' to xfs or ext4")
+        if self.mode != "device" and (self.device or self.format or self.mount_options):
+            raise ValueError("'device', 'format' and 'mount_options' apply to mode 'device' only")
+        if self.mode != "directory" and self.path is not None:
+            raise ValueError("'path' applies to mode 'directory' only")
+        return self
+
+
+class LocalBackend(StorageBackend):
+    """A directory, a (loop) device or Docker named volumes on this host."""
+
+    name = "local"
+    options_model = LocalOptions
+    options: LocalOptions
+
+    def __init__(self, options: LocalOptions, workdir: Path | None = None):
+        super().__init__(options, workdir)
+        self._device: str | None = None
+        self._root: Path | None = None
+
+    def provision(self) -> None:
+        opts = self.options
+        if opts.mode == "directory":
+            self._provision_directory(opts.path)  # type: ignore[arg-type]
+        elif opts.mode == "device":
+            self._provision_device()
+
+    def _provision_directory(self, base: Path) -> None:
+        if not base.is_dir():
+            raise BackendOptionError(self.name, "path", f"{base} is not an existing directory")
+        self._root = base.resolve() / f"contio-{self.instance}"
+        self._root.mkdir()
+        self.journal.record("dir", path=str(self._root))
+
+    def _provision_device(self) -> None:
+        opts = self.options
+        if opts.device == "loop":
+            image = self.workdir / "disk.img"
+            device = loop_device.attach(image, filesystem.parse_size(opts.loop_size), self.journal)
+        else:
+            device = str(opts.device)
+            if not block_device.is_block_device(device):
+                raise BackendOptionError(self.name, "device", f"{device} is not a block device")
+        self._device = device
+        if opts.format:
+            if opts.device != "loop":
+                # The file system is contio's: remove its signature at teardown.
+                self.journal.record("fs-signature", device=device)
+            filesystem.make_filesystem(opts.format, device, opts.mkfs_options)
+        self._root = self.workdir / "mnt"
+        filesystem.mount(device, self._root, self.journal, opts.format, opts.mount_options)
+
+    def data_root(self) -> Path:
+        if self._root is None:
+            raise BackendError(
+                "mode 'docker-volume' hands out Docker volumes, not host directories"
+            )
+        return self._root
+
+    def data_location(self, name: str) -> DataLocation:
+        if self.options.mode == "docker-volume":
+            return DockerVolume(
+                name=f"contio-{self.instance}-{name}",
+                labels={"contio.backend": self.instance},
+            )
+        return HostPath(path=self.new_directory(name))
+
+    def layout(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"mode": self.options.mode}
+        if self._root is not None:
+            info["data_root"] = str(self._root)
+            mount = mountinfo.mount_of(self._root)
+            info["mount"] = mount.as_dict() if mount else None
+        if self._device is not None:
+            info["device"] = block_device.describe(self._device)
+            info["formatted_by_contio"] = self.options.format
+        if self.options.mode == "docker-volume":
+            info["volume_driver"] = "local"
+        return info

@@ -1,0 +1,67 @@
+"""Loop devices over sparse files: the stand-in disks of tests and demos.
+
+`attach` makes the sparse file, attaches it with `losetup --find --show` and records
+both in the caller's undo journal, so teardown detaches exactly the devices it made.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from contio.backends import command
+from contio.backends.undo_journal import UndoJournal
+from contio.errors import BackendError
+
+
+def attach(image: Path, size_bytes: int, journal: UndoJournal) -> str:
+    """A new loop device over a new sparse file `image` of `size_bytes`; returns /dev/loopN."""
+    command.require_program("losetup", "mount")
+    if image.exists():
+        raise BackendError(f"loop image {image} already exists; refusing to reuse it")
+    image.parent.mkdir(parents=True, exist_ok=True)
+    with open(image, "xb") as fh:
+        fh.truncate(size_bytes)  # sparse: blocks are allocated only when written
+    journal.record("file", path=str(image))
+    device = command.run(["losetup", "--find", "--show", str(image)]).stdout.strip()
+    if not device.startswith("/dev/loop"):
+        raise BackendError(f"losetup returned an unexpected device name {device!r}")
+    journal.record("loop", device=device, backing_file=str(image))
+    return device
+
+
+def backing_file(device: str) -> str | None:
+    """The file behind a loop device, or None when it is not attached."""
+    proc = command.run(["losetup", "--list", "--json", "--output", "NAME,BACK-FILE"], check=False)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        return None
+    for row in json.loads(proc.stdout).get("loopdevices", []):
+        if row.get("name") == device:
+            back = row.get("back-file") or ""
+            return back.removesuffix(" (deleted)")
+    return None
+
+
+def detach(device: str, expected_backing_file: str) -> None:
+    """Detach `device` if it still serves `expected_backing_file` (never someone else's loop)."""
+    current = backing_file(device)
+    if current is None:
+        return
+    if os.path.realpath(current) != os.path.realpath(expected_backing_file):
+        return  # the number was reused by another attachment: not ours any more
+    command.run(["losetup", "--detach", device])
+
+
+def attached_to(directory: Path) -> list[str]:
+    """Loop devices whose backing file lies under `directory` (for leak checks)."""
+    proc = command.run(["losetup", "--list", "--json", "--output", "NAME,BACK-FILE"], check=False)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        return []
+    root = os.path.realpath(directory)
+    found = []
+    for row in json.loads(proc.stdout).get("loopdevices", []):
+        back = (row.get("back-file") or "").removesuffix(" (deleted)")
+        if back.startswith(root + os.sep):
+            found.append(row["name"])
+    return found

@@ -1,0 +1,37 @@
+"""Command lines of the two striping stacks: LVM striped LV + XFS, or btrfs RAID0.
+
+Pure functions so the LVM path, which this machine's kernel cannot run, is unit-tested.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# btrfs RAID0 writes data in fixed 64 KiB stripe elements; it cannot be configured.
+BTRFS_STRIPE_BYTES = 64 * 1024
+
+
+def lvm_argvs(
+    devices: Sequence[str], vg: str, lv: str, stripe_bytes: int, extents: str = "100%FREE"
+) -> list[list[str]]:
+    """pvcreate, vgcreate, lvcreate -i N -I size: one LV striped over every device."""
+    stripe_kib = stripe_bytes // 1024
+    return [
+        ["pvcreate", "--yes", "--force", *devices],
+        ["vgcreate", "--yes", vg, *devices],
+        [
+            "lvcreate", "--yes", "--wipesignatures", "y",
+            "--stripes", str(len(devices)), "--stripesize", f"{stripe_kib}k",
+            "--extents", extents, "--name", lv, vg,
+        ],
+    ]  # fmt: skip
+
+
+def lvm_device_path(vg: str, lv: str) -> str:
+    """The block device of a logical volume."""
+    return f"/dev/{vg}/{lv}"
+
+
+def btrfs_raid0_argv(devices: Sequence[str], label: str, extra: Sequence[str] = ()) -> list[str]:
+    """mkfs.btrfs with RAID0 data and metadata over every device."""
+    return ["mkfs.btrfs", "-f", "-q", "-L", label, "-d", "raid0", "-m", "raid0", *extra, *devices]

@@ -1,0 +1,388 @@
+"""The one-machine GlusterFS cluster of `contio cluster up`: one node per network namespace.
+
+Each node has its own IP on a bridge (one veth per node), its own glusterd in a private
+mount namespace (own /var/lib/glusterd, /var/log/glusterfs and /run; see node_boot), and
+its own brick disks: XFS on a loop device over a sparse file, one per brick slot. The
+host reaches every node over the bridge, so the native FUSE client mounts volumes on the
+host as it would from a real storage cluster.
+
+Everything made is recorded in an undo journal next to the state file, so `down` removes
+it all (processes, mounts, loop devices, namespaces, bridge, firewall rule) even after a
+crash of `up`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from contio.backends import command, filesystem, loop_device, mountinfo
+from contio.backends.interface import state_root
+from contio.backends.undo_journal import Entry, UndoJournal, netns_pids
+from contio.errors import ClusterError
+from contio.gluster import firewall
+from contio.gluster.node_access import NamespaceNode, gluster_text, gluster_xml
+
+GLUSTERD_PORT = 24007
+START_TIMEOUT = 30.0
+REQUIRED_PROGRAMS = {
+    "ip": "iproute2", "nsenter": "util-linux", "unshare": "util-linux", "losetup": "mount",
+    "glusterd": "glusterfs-server", "gluster": "glusterfs-server", "mkfs.xfs": "xfsprogs",
+    "mount.glusterfs": "glusterfs-client",
+}  # fmt: skip
+
+
+class LocalClusterConfig(BaseModel):
+    """What `contio cluster up` builds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field("contio", pattern=r"^[a-z][a-z0-9]{0,7}$")
+    nodes: int = Field(3, ge=3, le=16)
+    disks_per_node: int = Field(2, ge=1, le=8)
+    disk_size: str = "2GiB"
+    subnet: ipaddress.IPv4Network = ipaddress.IPv4Network("10.213.0.0/24")
+
+    @field_validator("disk_size")
+    @classmethod
+    def _disk_size(cls, value: str) -> str:
+        if filesystem.parse_size(value) < 512 * 1024**2:
+            raise ValueError("must be at least 512MiB (XFS needs ~300 MiB)")
+        return value
+
+    @field_validator("subnet")
+    @classmethod
+    def _subnet(cls, value: ipaddress.IPv4Network) -> ipaddress.IPv4Network:
+        if value.prefixlen > 26:
+            raise ValueError("must have room for the nodes: a prefix of /26 or shorter")
+        return value
+
+
+class NodeState(BaseModel):
+    """One node: namespace, address, directory, brick disk mount points."""
+
+    index: int
+    netns: str
+    address: str
+    dir: str
+    disks: list[str]
+
+
+class ClusterState(BaseModel):
+    """Saved to `state.json` so later commands (and `down`) find the cluster."""
+
+    config: LocalClusterConfig
+    bridge: str
+    host_address: str
+    nodes: list[NodeState]
+
+
+def cluster_root(name: str) -> Path:
+    """Where a local cluster's state, disks and node directories live."""
+    return state_root() / "clusters" / name
+
+
+class LocalCluster:
+    """A cluster built (or found) on this machine."""
+
+    def __init__(self, state: ClusterState, root: Path):
+        self.state = state
+        self.root = root
+        self.journal = UndoJournal(root / "journal.json")
+
+    # -- finding and building -----------------------------------------------------
+    @classmethod
+    def open(cls, name: str) -> LocalCluster:
+        """The running cluster `name`; `ClusterError` when none is up."""
+        root = cluster_root(name)
+        state_file = root / "state.json"
+        if not state_file.exists():
+            raise ClusterError(f"no local cluster '{name}' is up (run `contio cluster up`)")
+        state = ClusterState.model_validate_json(state_file.read_text(encoding="utf-8"))
+        return cls(state, root)
+
+    @classmethod
+    def exists(cls, name: str) -> bool:
+        """Whether a cluster `name` has state on this machine (up, or half-built)."""
+        return cluster_root(name).exists()
+
+    @classmethod
+    def up(cls, config: LocalClusterConfig) -> LocalCluster:
+        """Build and start the cluster; on any failure remove what was built and re-raise."""
+        for program, package in REQUIRED_PROGRAMS.items():
+            command.require_program(program, package)
+        root = cluster_root(config.name)
+        if root.exists():
+            raise ClusterError(
+                f"local cluster '{config.name}' already exists at {root}; "
+                "run `contio cluster down` first"
+            )
+        _check_subnet_free(config.subnet)
+        root.mkdir(parents=True)
+        cluster = cls(_plan(config, root), root)
+        cluster.journal.record("dir", path=str(root))
+        try:
+            cluster._build()
+        except BaseException:
+            cluster.journal.undo_all()
+            raise
+        return cluster
+
+    def _save_state(self) -> None:
+        path = self.root / "state.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(self.state.model_dump_json(indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+
+    def _build(self) -> None:
+        self._save_state()
+        self._make_bridge()
+        for node in self.state.nodes:
+            self._make_node_network(node)
+            self._make_node_disks(node)
+            # Killing the node's processes is undone before its disks are unmounted.
+            self.journal.record("netns-processes", name=node.netns)
+        for node in self.state.nodes:
+            self.start_node(node.index)
+        self._form_pool()
+
+    def _make_bridge(self) -> None:
+        bridge, net = self.state.bridge, self.state.config.subnet
+        self.journal.record("link", name=bridge)
+        command.run(["ip", "link", "add", bridge, "type", "bridge"])
+        command.run(
+            ["ip", "addr", "add", f"{self.state.host_address}/{net.prefixlen}", "dev", bridge]
+        )
+        command.run(["ip", "link", "set", bridge, "up"])
+        rule = firewall.accept_bridge_rule(bridge)
+        if rule is not None:
+            self.journal.record("iptables-rule", **rule)
+            firewall.insert(rule)
+
+    def _make_node_network(self, node: NodeState) -> None:
+        veth = f"{self.state.bridge[:-2]}v{node.index}"
+        prefix = self.state.config.subnet.prefixlen
+        self.journal.record("netns", name=node.netns)
+        command.run(["ip", "netns", "add", node.netns])
+        self.journal.record("link", name=veth)
+        command.run(["ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0",
+                     "netns", node.netns])  # fmt: skip
+        command.run(["ip", "link", "set", veth, "master", self.state.bridge, "up"])
+        in_ns = ["ip", "-n", node.netns]
+        command.run([*in_ns, "addr", "add", f"{node.address}/{prefix}", "dev", "eth0"])
+        command.run([*in_ns, "link", "set", "eth0", "up"])
+        command.run([*in_ns, "link", "set", "lo", "up"])
+
+    def _make_node_disks(self, node: NodeState) -> None:
+        size = filesystem.parse_size(self.state.config.disk_size)
+        for k, mount_point in enumerate(node.disks, start=1):
+            device = loop_device.attach(Path(node.dir) / f"disk{k}.img", size, self.journal)
+            # 512-byte inodes keep gluster's extended attributes inside the inode.
+            filesystem.make_filesystem("xfs", device, ["-i", "size=512"])
+            filesystem.mount(device, Path(mount_point), self.journal, "xfs")
+
+    def _form_pool(self) -> None:
+        first = self.nodes()[0]
+        for node in self.state.nodes[1:]:
+            gluster_text(first, ["peer", "probe", node.address])
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            root = gluster_xml(first, ["pool", "list"])
+            connected = [p.findtext("connected") for p in root.iter("peer")]
+            if len(connected) == len(self.state.nodes) and all(c == "1" for c in connected):
+                return
+            if time.monotonic() > deadline:
+                raise ClusterError(f"peers not all connected after {START_TIMEOUT:g} s")
+            time.sleep(0.3)
+
+    # -- nodes -------------------------------------------------------------------
+    def _node(self, number: int) -> NodeState:
+        if not 1 <= number <= len(self.state.nodes):
+            raise ClusterError(
+                f"node {number} does not exist (nodes are 1..{len(self.state.nodes)})"
+            )
+        return self.state.nodes[number - 1]
+
+    def glusterd_pid(self, number: int) -> int | None:
+        """The pid of node `number`'s glusterd, or None when it is not running."""
+        for pid in netns_pids(self._node(number).netns):
+            try:
+                if Path(f"/proc/{pid}/comm").read_text().strip() == "glusterd":
+                    return pid
+            except OSError:
+                continue
+        return None
+
+    def start_node(self, number: int) -> None:
+        """Start glusterd of node `number` (1-based) and wait until it accepts connections."""
+        node = self._node(number)
+        if self.glusterd_pid(number) is not None:
+            return
+        argv = [
+            "nsenter", f"--net=/run/netns/{node.netns}", "--",
+            "unshare", "--mount", "--propagation", "private", "--",
+            sys.executable, "-m", "contio.gluster.node_boot", node.dir,
+        ]  # fmt: skip
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        with open(Path(node.dir) / "glusterd.out", "ab") as out:
+            # A new session: glusterd outlives `contio cluster up` and ignores its ^C.
+            subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                             start_new_session=True, env=env)  # fmt: skip
+        _wait_for_port(node.address, GLUSTERD_PORT, START_TIMEOUT)
+        # The port answers a little before the CLI socket does.
+        deadline = time.monotonic() + START_TIMEOUT
+        while command.run(self._ns_node(number).argv(["gluster", "--mode=script", "pool", "list"]),
+                          check=False).returncode != 0:  # fmt: skip
+            if time.monotonic() > deadline:
+                raise ClusterError(f"glusterd of node {number} does not answer its CLI")
+            time.sleep(0.2)
+
+    def stop_node(self, number: int) -> None:
+        """Kill every process of node `number` (glusterd, bricks, self-heal daemon): a crash."""
+        netns = self._node(number).netns
+        deadline = time.monotonic() + START_TIMEOUT
+        while pids := netns_pids(netns):
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            if time.monotonic() > deadline:
+                raise ClusterError(f"node {number}: processes {pids} survive SIGKILL")
+            time.sleep(0.05)
+
+    def _ns_node(self, number: int) -> NamespaceNode:
+        pid = self.glusterd_pid(number)
+        if pid is None:
+            raise ClusterError(f"glusterd of node {number} is not running")
+        return NamespaceNode(address=self._node(number).address, glusterd_pid=pid)
+
+    # -- GlusterCluster protocol ----------------------------------------------------
+    def reference(self) -> dict[str, Any]:
+        return {"kind": "local", "name": self.state.config.name}
+
+    def nodes(self) -> list[NamespaceNode]:
+        """Every node; a stopped node has glusterd_pid 0 (commands on it fail)."""
+        return [NamespaceNode(n.address, self.glusterd_pid(n.index) or 0) for n in self.state.nodes]
+
+    def controller(self) -> NamespaceNode:
+        for node in self.state.nodes:
+            if self.glusterd_pid(node.index) is not None:
+                return self._ns_node(node.index)
+        raise ClusterError(f"no glusterd of cluster '{self.state.config.name}' is running")
+
+    def brick_roots(self) -> list[list[str]]:
+        return [list(n.disks) for n in self.state.nodes]
+
+    def make_dir(self, node: int, path: str) -> None:
+        Path(path).mkdir(parents=True, exist_ok=True)  # brick disks are mounted on the host too
+
+    def remove_dir(self, node: int, path: str) -> None:
+        command.run(["rm", "-rf", "--one-file-system", "--", path])
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "local",
+            "name": self.state.config.name,
+            "bridge": self.state.bridge,
+            "host_address": self.state.host_address,
+            "nodes": [
+                {
+                    "node": n.index,
+                    "netns": n.netns,
+                    "address": n.address,
+                    "running": self.glusterd_pid(n.index) is not None,
+                    "brick_disks": [_disk_info(d) for d in n.disks],
+                }
+                for n in self.state.nodes
+            ],
+        }
+
+    # -- removal -----------------------------------------------------------------
+    def down(self) -> None:
+        """Remove the cluster: client mounts of its volumes, then all it made."""
+        addresses = {n.address for n in self.state.nodes}
+        for entry in mountinfo.mounts():
+            if entry.fstype == "fuse.glusterfs" and entry.source.split(":")[0] in addresses:
+                command.run(["umount", "-l", entry.mount_point], check=False)
+        self.journal.undo_all()
+
+
+def down(name: str) -> bool:
+    """Remove cluster `name`, even half-built; False when there is nothing to remove."""
+    root = cluster_root(name)
+    if not root.exists():
+        return False
+    if (root / "state.json").exists():
+        LocalCluster.open(name).down()
+    else:
+        UndoJournal(root / "journal.json").undo_all()
+    if root.exists() and not any(root.iterdir()):
+        root.rmdir()
+    return True
+
+
+def undo_cluster(entry: Entry) -> None:
+    """Journal undo for a cluster a backend built for itself."""
+    down(entry["name"])
+
+
+def _plan(config: LocalClusterConfig, root: Path) -> ClusterState:
+    hosts = list(config.subnet.hosts())
+    prefix = f"ct{config.name[:7]}"
+    nodes = [
+        NodeState(
+            index=i,
+            netns=f"{prefix}n{i}",
+            address=str(hosts[9 + i]),
+            dir=str(root / f"node{i}"),
+            disks=[
+                str(root / f"node{i}" / f"disk{k}") for k in range(1, config.disks_per_node + 1)
+            ],
+        )
+        for i in range(1, config.nodes + 1)
+    ]
+    return ClusterState(
+        config=config, bridge=f"{prefix}br", host_address=str(hosts[0]), nodes=nodes
+    )
+
+
+def _check_subnet_free(subnet: ipaddress.IPv4Network) -> None:
+    out = command.run(["ip", "-4", "-o", "addr", "show"]).stdout
+    for line in out.splitlines():
+        fields = line.split()
+        if "inet" in fields:
+            iface = ipaddress.IPv4Interface(fields[fields.index("inet") + 1])
+            if iface.network.overlaps(subnet):
+                raise ClusterError(
+                    f"subnet {subnet} overlaps {iface} on {fields[1]}; choose another with --subnet"
+                )
+
+
+def _wait_for_port(address: str, port: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection((address, port), timeout=1.0):
+                return
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                raise ClusterError(
+                    f"{address}:{port} not reachable after {timeout:g} s: {exc}"
+                ) from None
+            time.sleep(0.1)
+
+
+def _disk_info(mount_point: str) -> dict[str, Any]:
+    entry = mountinfo.mount_of(mount_point)
+    return {"mount_point": mount_point, **({"fstype": entry.fstype, "source": entry.source}
+                                           if entry else {})}  # fmt: skip
