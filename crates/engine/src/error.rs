@@ -39,3 +39,36 @@ impl PropertyError {
         true
     }
 }
+
+/// A bad command line: the message names the argument and the fix.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{message}\nusage: {usage}")]
+pub struct CliError {
+    pub message: String,
+    pub usage: &'static str,
+}
+
+/// Everything that stops the engine before or after a phase.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Cli(#[from] CliError),
+    #[error(transparent)]
+    Property(#[from] PropertyError),
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error("cannot write '{path}': {reason}")]
+    Output { path: String, reason: String },
+}
+
+impl EngineError {
+    /// 2 for bad input (nothing ran), 1 for a failure while running or writing results.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            EngineError::Cli(_) | EngineError::Property(_) => 2,
+            EngineError::Target(TargetError::Failed { .. }) => 1,
+            EngineError::Target(_) => 2,
+            EngineError::Output { .. } => 1,
+        }
+    }
+}

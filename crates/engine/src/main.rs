@@ -1,9 +1,38 @@
 //! The `contio-engine` binary: parse arguments, run one phase, exit.
 //!
-//! Exit codes: 0 success, 1 the run failed (operations errored, a goal was
-//! missed), 2 the input or the tool is broken (bad property, missing file).
+//! Exit codes: 0 success, 1 the run failed (operations errored, interrupted,
+//! results could not be written), 2 the input is broken (bad argument or
+//! property, missing file, unknown target); nothing runs in that case.
+
+use contio_engine::cli::{self, Command, USAGE};
+use contio_engine::ycsb;
 
 fn main() {
-    eprintln!("contio-engine: not implemented yet");
-    std::process::exit(2);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match cli::parse(&args) {
+        Err(e) => {
+            eprintln!("contio-engine: {e}");
+            2
+        }
+        Ok(Command::Version) => {
+            println!("contio-engine {}", contio_engine::result::ENGINE_VERSION);
+            0
+        }
+        Ok(Command::Help) => {
+            println!("usage: {USAGE}");
+            0
+        }
+        Ok(Command::Targets) => {
+            print!("{}", ycsb::list_targets());
+            0
+        }
+        Ok(Command::Phase(phase)) => match ycsb::execute(&phase) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("contio-engine: {e}");
+                e.exit_code()
+            }
+        },
+    };
+    std::process::exit(code);
 }

@@ -1,0 +1,87 @@
+//! The client's settings: threads, throttling, time limit, status lines and
+//! what is measured (YCSB `Client` properties).
+
+use std::time::Duration;
+
+use crate::error::PropertyError;
+use crate::properties::Properties;
+
+/// Most client threads accepted (each is an OS thread).
+pub const MAX_THREADS: usize = 4096;
+
+/// How the client runs a phase.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientConfig {
+    /// Client threads (`threadcount`, `-threads`).
+    pub threads: usize,
+    /// Total ops/s over all threads (`target`, `-target`); 0 = unlimited.
+    pub target_ops_per_sec: u64,
+    /// Stop after this long (`maxexecutiontime`, seconds); None = no limit.
+    pub max_execution_time: Option<Duration>,
+    /// Status line period (`status.interval`, seconds).
+    pub status_interval: Duration,
+    /// Print status lines (`-s`).
+    pub show_status: bool,
+    /// Percentiles printed in the text summary (`hdrhistogram.percentiles`).
+    pub percentiles: Vec<f64>,
+    /// Also measure from intended start times when throttled (`measurement.interval` ≠ op).
+    pub measure_intended: bool,
+}
+
+impl ClientConfig {
+    /// Reads the client properties; `show_status` comes from `-s`.
+    pub fn from_properties(p: &Properties, show_status: bool) -> Result<Self, PropertyError> {
+        let threads: usize = p.parse_or("threadcount", 1, "an integer >= 1")?;
+        if threads == 0 || threads > MAX_THREADS {
+            return Err(PropertyError::BadValue {
+                key: "threadcount".into(),
+                value: threads.to_string(),
+                expected: format!("an integer from 1 to {MAX_THREADS}"),
+            });
+        }
+        let status_secs: u64 = p.parse_or("status.interval", 10, "an integer >= 1 (seconds)")?;
+        if status_secs == 0 {
+            return Err(PropertyError::BadValue {
+                key: "status.interval".into(),
+                value: "0".into(),
+                expected: "an integer >= 1 (seconds)".into(),
+            });
+        }
+        let max_secs: u64 = p.parse_or(
+            "maxexecutiontime",
+            0,
+            "a non-negative integer (seconds; 0 = no limit)",
+        )?;
+        let interval = p.choice_or("measurement.interval", "both", &["op", "intended", "both"])?;
+        Ok(Self {
+            threads,
+            target_ops_per_sec: p.parse_or(
+                "target",
+                0,
+                "a non-negative integer (ops/s; 0 = unlimited)",
+            )?,
+            max_execution_time: (max_secs > 0).then(|| Duration::from_secs(max_secs)),
+            status_interval: Duration::from_secs(status_secs),
+            show_status,
+            percentiles: percentiles(p)?,
+            measure_intended: interval != "op",
+        })
+    }
+}
+
+fn percentiles(p: &Properties) -> Result<Vec<f64>, PropertyError> {
+    let Some(raw) = p.get("hdrhistogram.percentiles") else {
+        return Ok(crate::measure::text::DEFAULT_PERCENTILES.to_vec());
+    };
+    let expected = "a comma-separated list of percentiles in (0, 100], e.g. 95,99";
+    raw.split(',')
+        .map(|part| match part.trim().parse::<f64>() {
+            Ok(v) if v > 0.0 && v <= 100.0 => Ok(v),
+            _ => Err(PropertyError::BadValue {
+                key: "hdrhistogram.percentiles".into(),
+                value: raw.to_string(),
+                expected: expected.into(),
+            }),
+        })
+        .collect()
+}

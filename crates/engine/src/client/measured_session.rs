@@ -1,0 +1,127 @@
+//! Wraps a target's `Session` and times every call, so targets never measure
+//! themselves and every target is measured the same way.
+
+use std::time::Instant;
+
+use crate::measure::{Operation, Recorder};
+use crate::target::{Record, Session, Status};
+
+/// A session whose calls are timed into a thread's recorder.
+pub struct MeasuredSession {
+    session: Box<dyn Session>,
+    recorder: Recorder,
+    intended: Option<Instant>,
+    last_end: Option<Instant>,
+}
+
+impl MeasuredSession {
+    /// Times `session`'s calls into `recorder`.
+    pub fn new(session: Box<dyn Session>, recorder: Recorder) -> Self {
+        Self {
+            session,
+            recorder,
+            intended: None,
+            last_end: None,
+        }
+    }
+
+    /// Sets when the next operation was meant to start (throttled runs), or None.
+    pub fn set_intended_start(&mut self, intended: Option<Instant>) {
+        self.intended = intended;
+    }
+
+    /// When the current operation was meant to start, if throttled.
+    pub fn intended_start(&self) -> Option<Instant> {
+        self.intended
+    }
+
+    /// When the last timed call ended.
+    pub fn last_end(&self) -> Option<Instant> {
+        self.last_end
+    }
+
+    /// Records a composite operation (read-modify-write) timed by the caller.
+    #[inline]
+    pub fn record(&mut self, op: Operation, status: Status, start: Instant, end: Instant) {
+        self.recorder.record(op, status, start, end, self.intended);
+        self.last_end = Some(end);
+    }
+
+    #[inline]
+    fn timed(&mut self, op: Operation, call: impl FnOnce(&mut dyn Session) -> Status) -> Status {
+        let start = Instant::now();
+        let status = call(self.session.as_mut());
+        let end = Instant::now();
+        self.record(op, status, start, end);
+        status
+    }
+
+    /// Timed `Session::read`.
+    #[inline]
+    pub fn read(
+        &mut self,
+        table: &str,
+        key: &str,
+        fields: Option<&[String]>,
+        out: &mut Record,
+    ) -> Status {
+        self.timed(Operation::Read, |s| s.read(table, key, fields, out))
+    }
+
+    /// Timed `Session::scan`.
+    #[inline]
+    pub fn scan(
+        &mut self,
+        table: &str,
+        start_key: &str,
+        count: usize,
+        fields: Option<&[String]>,
+        out: &mut Vec<(String, Record)>,
+    ) -> Status {
+        self.timed(Operation::Scan, |s| {
+            s.scan(table, start_key, count, fields, out)
+        })
+    }
+
+    /// Timed `Session::update`.
+    #[inline]
+    pub fn update(&mut self, table: &str, key: &str, values: &Record) -> Status {
+        self.timed(Operation::Update, |s| s.update(table, key, values))
+    }
+
+    /// Timed `Session::insert`.
+    #[inline]
+    pub fn insert(&mut self, table: &str, key: &str, values: &Record) -> Status {
+        self.timed(Operation::Insert, |s| s.insert(table, key, values))
+    }
+
+    /// Timed `Session::delete`.
+    #[inline]
+    pub fn delete(&mut self, table: &str, key: &str) -> Status {
+        self.timed(Operation::Delete, |s| s.delete(table, key))
+    }
+
+    /// Counts one completed workload operation.
+    #[inline]
+    pub fn operation_done(&mut self) {
+        self.recorder.operation_done();
+    }
+
+    /// Runs the session's cleanup, timed as `CLEANUP`, and hands the recorder's last
+    /// interval to the collector. Returns the cleanup error, if any.
+    pub fn finish(mut self) -> Option<String> {
+        let start = Instant::now();
+        let result = self.session.cleanup();
+        let end = Instant::now();
+        let status = if result.is_ok() {
+            Status::Ok
+        } else {
+            Status::Error
+        };
+        // Cleanup is not an operation of the workload: no intended start applies.
+        self.recorder
+            .record(Operation::Cleanup, status, start, end, None);
+        self.recorder.finish();
+        result.err().map(|e| e.to_string())
+    }
+}

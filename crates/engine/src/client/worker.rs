@@ -1,0 +1,137 @@
+//! One client thread: opens a session, runs its share of the phase, and hands
+//! its measurements to the collector.
+
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+use super::measured_session::MeasuredSession;
+use super::stop::StopFlag;
+use super::throttle::{sleep_until, Throttle};
+use crate::generator::thread_rng;
+use crate::measure::{Interval, Recorder};
+use crate::target::TargetDriver;
+use crate::workload::{CoreWorkload, Phase};
+
+/// One thread's share of the phase.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WorkerPlan {
+    /// Thread number (0-based).
+    pub thread: usize,
+    /// Operations to do; 0 = until stopped or out of time.
+    pub operations: u64,
+    /// This thread's rate; 0 = unthrottled.
+    pub ops_per_sec: f64,
+}
+
+/// What every thread of a phase shares.
+pub struct WorkerContext<'a> {
+    pub workload: &'a CoreWorkload,
+    pub driver: &'a dyn TargetDriver,
+    pub phase: Phase,
+    pub origin: Instant,
+    pub deadline: Option<Instant>,
+    pub stop: &'a StopFlag,
+    pub measure_intended: bool,
+}
+
+/// How a thread ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkerOutcome {
+    /// The session could not be opened or cleaned up.
+    pub error: Option<String>,
+    /// A load-phase insert failed after its retries; the thread stopped there (as YCSB's does).
+    pub insert_failed: bool,
+}
+
+/// Runs one thread's plan; always sends the recorder's final interval.
+pub fn run(plan: WorkerPlan, ctx: &WorkerContext<'_>, sink: Sender<Interval>) -> WorkerOutcome {
+    let recorder = Recorder::new(plan.thread, ctx.origin, sink);
+    let session = match ctx.driver.session() {
+        Ok(session) => session,
+        Err(e) => {
+            recorder.finish();
+            return WorkerOutcome {
+                error: Some(format!("thread {}: {e}", plan.thread)),
+                insert_failed: false,
+            };
+        }
+    };
+    let mut db = MeasuredSession::new(session, recorder);
+    let mut work = ctx.workload.thread();
+    let throttle = (plan.ops_per_sec > 0.0)
+        .then(|| Throttle::start(plan.ops_per_sec, &mut thread_rng(), ctx.stop));
+    if let (Some(t), true) = (&throttle, ctx.measure_intended) {
+        db.set_intended_start(Some(t.first()));
+    }
+    let mut done = 0u64;
+    let mut insert_failed = false;
+    while plan.operations == 0 || done < plan.operations {
+        if ctx.stop.is_set() {
+            break;
+        }
+        match ctx.phase {
+            Phase::Load => {
+                if !work.insert_next(&mut db) {
+                    insert_failed = true;
+                    break;
+                }
+            }
+            Phase::Run => work.transaction(&mut db),
+        }
+        db.operation_done();
+        done += 1;
+        if let (Some(deadline), Some(end)) = (ctx.deadline, db.last_end()) {
+            if end >= deadline {
+                break;
+            }
+        }
+        if let Some(t) = &throttle {
+            let next = t.deadline(done);
+            sleep_until(ctx.deadline.map_or(next, |d| d.min(next)), ctx.stop);
+            if ctx.measure_intended {
+                db.set_intended_start(Some(next));
+            }
+        }
+    }
+    let error = db
+        .finish()
+        .map(|e| format!("thread {} cleanup: {e}", plan.thread));
+    WorkerOutcome {
+        error,
+        insert_failed,
+    }
+}
+
+/// Splits `total` operations (0 = unlimited) over `threads` as YCSB does: each gets
+/// total/threads and the first total%threads one more; the rate is split evenly.
+pub fn plans(total: u64, threads: usize, target_ops_per_sec: u64) -> Vec<WorkerPlan> {
+    let n = threads.max(1) as u64;
+    let rate = target_ops_per_sec as f64 / n as f64;
+    (0..n)
+        .map(|i| WorkerPlan {
+            thread: i as usize,
+            operations: if total == 0 {
+                0
+            } else {
+                total / n + u64::from(i < total % n)
+            },
+            ops_per_sec: rate,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_matches_ycsb() {
+        let p = plans(10, 3, 300);
+        assert_eq!(
+            p.iter().map(|w| w.operations).collect::<Vec<_>>(),
+            vec![4, 3, 3]
+        );
+        assert!(p.iter().all(|w| w.ops_per_sec == 100.0));
+        assert_eq!(plans(0, 2, 0)[1].operations, 0);
+    }
+}

@@ -1,0 +1,198 @@
+//! The `load` and `run` commands: validate every property before anything
+//! runs, open the target, run the phase, and write the JSON document and the
+//! YCSB text summary.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::cli::{PhaseArgs, PropertySource};
+use crate::client::{run_phase, ClientConfig, PhaseStatus, StopFlag};
+use crate::error::{EngineError, PropertyError, TargetError};
+use crate::measure::text;
+use crate::properties::{closest, Properties};
+use crate::result::{PhaseFacts, ResultDocument};
+use crate::target::{self, TargetInfo};
+use crate::workload::{properties as core_props, CoreConfig, CoreWorkload};
+
+/// Property files and overrides merged in command-line order.
+pub fn assemble(sources: &[PropertySource]) -> Result<Properties, PropertyError> {
+    let mut props = Properties::new();
+    for source in sources {
+        match source {
+            PropertySource::File(path) => props.load_file(path)?,
+            PropertySource::Pair(k, v) => props.set(k.clone(), v.clone()),
+        }
+    }
+    Ok(props)
+}
+
+/// Every key must be a known core property or belong to the chosen target's
+/// namespace; the error names the closest known name.
+pub fn check_names(props: &Properties, info: &TargetInfo) -> Result<(), PropertyError> {
+    target::check_namespace(info, props)?;
+    let targets = target::registry();
+    for key in props.keys() {
+        if core_props::is_known(key) || props.namespace(info.name).any(|(k, _)| k == key) {
+            continue;
+        }
+        if let Some(owner) = targets
+            .iter()
+            .find(|t| key.strip_prefix(t.name).is_some_and(|r| r.starts_with('.')))
+        {
+            return Err(PropertyError::Invalid {
+                key: key.to_string(),
+                reason: format!(
+                    "belongs to target '{}', but this phase runs target '{}'",
+                    owner.name, info.name
+                ),
+            });
+        }
+        let candidates = core_props::known().chain(info.properties.iter().copied());
+        return Err(PropertyError::Unknown {
+            key: key.to_string(),
+            suggestion: closest(key, candidates),
+        });
+    }
+    Ok(())
+}
+
+/// A JSON path whose directory does not exist is bad input: say so before running.
+fn check_output(path: Option<&str>) -> Result<(), PropertyError> {
+    let Some(path) = path.filter(|p| *p != "-") else {
+        return Ok(());
+    };
+    let parent = Path::new(path)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = parent {
+        if !dir.is_dir() {
+            return Err(PropertyError::File {
+                path: path.to_string(),
+                reason: format!("-json: directory '{}' does not exist", dir.display()),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn effective_properties(
+    props: &Properties,
+    core: &CoreConfig,
+    client: &ClientConfig,
+) -> BTreeMap<String, String> {
+    let mut all: BTreeMap<String, String> = core
+        .effective()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    all.insert("threadcount".into(), client.threads.to_string());
+    all.insert("target".into(), client.target_ops_per_sec.to_string());
+    all.insert(
+        "maxexecutiontime".into(),
+        client
+            .max_execution_time
+            .map_or(0, |d| d.as_secs())
+            .to_string(),
+    );
+    all.insert(
+        "status.interval".into(),
+        client.status_interval.as_secs().to_string(),
+    );
+    for (k, v) in props.iter() {
+        all.entry(k.to_string()).or_insert_with(|| v.to_string());
+    }
+    all
+}
+
+/// Runs a `load` or `run` command; returns the exit code (0 ok, 1 failed or interrupted).
+pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
+    let info = target::find(&args.target)?;
+    let props = assemble(&args.sources)?;
+    check_names(&props, &info)?;
+    for key in props.keys().filter(|k| core_props::NO_EFFECT.contains(k)) {
+        eprintln!("contio-engine: warning: property '{key}' has no effect in contio");
+    }
+    let core = CoreConfig::from_properties(&props)?;
+    let client = ClientConfig::from_properties(&props, args.show_status)?;
+    let workload = CoreWorkload::new(core.clone(), args.phase)?;
+    check_output(args.json.as_deref())?;
+    let stop = StopFlag::on_signals().map_err(|e| TargetError::Failed {
+        target: "engine".into(),
+        reason: format!("cannot handle signals: {e}"),
+    })?;
+
+    eprintln!(
+        "contio-engine {} (YCSB 0.17 core workload semantics)",
+        crate::result::ENGINE_VERSION
+    );
+    eprintln!("Command line: {}", args.command_line);
+    let driver = match (info.open)(&props) {
+        Ok(driver) => driver,
+        // A target's own property errors are bad input: nothing ran.
+        Err(TargetError::Property(e)) => return Err(e.into()),
+        Err(e) => return Err(e.into()),
+    };
+    eprintln!(
+        "Starting {} phase: {} thread(s) against target '{}'",
+        args.phase.name(),
+        client.threads,
+        info.name
+    );
+    let outcome = run_phase(args.phase, &workload, driver.as_ref(), &client, &stop);
+    let (mut status, mut error) = (outcome.status, outcome.error);
+    if let Err(e) = driver.close() {
+        if status == PhaseStatus::Ok {
+            status = PhaseStatus::Failed;
+        }
+        error = Some(error.map_or(e.to_string(), |prev| format!("{prev}; close: {e}")));
+    }
+    let runtime_ms = outcome.runtime.as_secs_f64() * 1000.0;
+    let doc = ResultDocument::new(
+        PhaseFacts {
+            kind: "ycsb",
+            phase: args.phase.name(),
+            target: info.name,
+            target_description: driver.describe(),
+            properties: effective_properties(&props, &core, &client),
+            threads: outcome.threads,
+            target_ops_per_sec: client.target_ops_per_sec,
+            status: status.name(),
+            error: error.clone(),
+            started_at: outcome.started_at,
+            runtime_ms,
+        },
+        &outcome.measurements,
+    );
+    let summary = text::render(
+        runtime_ms,
+        doc.throughput_ops_per_sec,
+        &outcome.measurements,
+        &client.percentiles,
+    );
+    match args.json.as_deref() {
+        Some("-") => eprint!("{summary}"),
+        _ => print!("{summary}"),
+    }
+    if let Some(path) = args.json.as_deref() {
+        doc.write(path)?;
+    }
+    if let Some(e) = &error {
+        eprintln!("contio-engine: phase {}: {e}", status.name());
+    }
+    Ok(if status == PhaseStatus::Ok { 0 } else { 1 })
+}
+
+/// `contio-engine targets`: each target, its summary and its properties.
+pub fn list_targets() -> String {
+    let mut out = String::new();
+    for t in target::registry() {
+        out.push_str(&format!("{:<8} {}\n", t.name, t.summary));
+        if !t.properties.is_empty() {
+            out.push_str(&format!(
+                "         properties: {}\n",
+                t.properties.join(", ")
+            ));
+        }
+    }
+    out
+}
