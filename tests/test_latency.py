@@ -42,3 +42,9 @@ def test_an_undecodable_histogram_falls_back():
     latency = phase_latency(parse_result(json.dumps(document({"READ": op})), "doc"))
     assert latency.source == UPPER_BOUND
     assert latency.percentiles["p99"] == 20
+
+
+def test_cleanup_is_not_an_operation_of_the_workload():
+    doc = document({"READ": operation([10] * 100), "CLEANUP": operation([90_000] * 4)})
+    latency = phase_latency(parse_result(json.dumps(doc), "doc"))
+    assert latency.percentiles["p99"] == 10

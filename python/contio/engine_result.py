@@ -52,7 +52,7 @@ class EngineResult(_Document):
     kind: str
     phase: str
     target: str
-    target_description: dict[str, Any] = {}
+    target_description: dict[str, Any] | None = None
     properties: dict[str, str] = {}
     threads: int
     target_ops_per_sec: float = 0

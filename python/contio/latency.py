@@ -19,6 +19,8 @@ from hdrh.histogram import HdrHistogram
 from contio.engine_result import EngineResult
 
 MERGED = "merged-histograms"
+# Timed by the engine as YCSB does, but not operations of the workload.
+HOUSEKEEPING = frozenset({"INIT", "CLEANUP"})
 UPPER_BOUND = "max-over-operation-types"
 
 # Wide enough for any latency the engine records (it tracks up to 60 s in µs).
@@ -44,7 +46,7 @@ def _decode(encoded: str) -> HdrHistogram | None:
 def phase_latency(result: EngineResult, percentiles: Sequence[float] = (95, 99)) -> PhaseLatency:
     """Percentiles over all operation types of `result`."""
     keys = [f"p{p:g}" for p in percentiles]
-    stats = list(result.operations_by_type.values())
+    stats = [s for name, s in result.operations_by_type.items() if name not in HOUSEKEEPING]
     if not stats:
         return PhaseLatency({k: float("nan") for k in keys}, MERGED)
     merged = HdrHistogram(_LOWEST_US, _HIGHEST_US, _DIGITS)
@@ -63,7 +65,9 @@ def _upper_bound(
     values: dict[str, float] = {}
     for key, p in zip(keys, percentiles):
         per_type = [
-            op.latency_us.model_dump().get(f"p{p:g}") for op in result.operations_by_type.values()
+            op.latency_us.model_dump().get(f"p{p:g}")
+            for name, op in result.operations_by_type.items()
+            if name not in HOUSEKEEPING
         ]
         known = [v for v in per_type if v is not None]
         values[key] = max(known) if known else float("nan")
