@@ -2,7 +2,8 @@
 # Installs the peers that `make bench` measures contio against (docs/benchmarks.md):
 #   - YCSB 0.17.0 core (site.ycsb:core:0.17.0 from Maven Central) and its runtime
 #     dependencies, copied by Maven into $CONTIO_CACHE/ycsb/jars;
-#   - fio and sysbench from Debian, and xfsprogs for the loop-backed XFS file.
+#   - fio and sysbench from Debian, xfsprogs for the loop-backed XFS file, and GNU time
+#     (/usr/bin/time) which measures each child's peak RSS.
 # Idempotent: quick when everything is already there. Exit code 2 when it cannot
 # install something (the benchmarks then report a broken set-up).
 set -euo pipefail
@@ -12,7 +13,7 @@ ycsb_version="0.17.0"
 
 install_debian_peers() {
     local missing=()
-    for pkg in fio sysbench xfsprogs; do
+    for pkg in fio sysbench xfsprogs time; do
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
     done
     ((${#missing[@]})) || return 0
