@@ -21,7 +21,7 @@ class EngineTarget:
     summary: str
 
     def owns_property(self, key: str) -> bool:
-        """Whether `key` lives in this target's namespace (`lsm.cache_mb` for `lsm`)."""
+        """Whether `key` lives in this target's namespace (`lsm.cache_bytes` for `lsm`)."""
         return key.startswith(f"{self.name}.")
 
 
