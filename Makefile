@@ -36,6 +36,7 @@ test-rust: setup
 	cargo test --release --workspace
 
 test-python: setup
+	@scripts/setup-docker.sh  # the docker-marked tests need a running engine
 	$(PY) -m pytest
 
 bench: setup

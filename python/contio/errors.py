@@ -98,3 +98,23 @@ class CommandError(BackendError):
 
 class ClusterError(BackendError):
     """A GlusterFS cluster could not be built, reached, changed or removed."""
+
+
+class RuntimeUnavailableError(ContioError):
+    """A runtime the spec demands (for example `runtime: docker`) cannot be reached."""
+
+
+class ImageBuildError(ContioError):
+    """An image recipe failed to build. The message carries the failing step's output."""
+
+
+class TargetNotReadyError(ContioError):
+    """A database container did not become ready in time. Carries its last log lines."""
+
+
+class Interrupted(ContioError):
+    """A SIGINT or SIGTERM arrived; raised so `finally` blocks clean up and results are kept."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(f"interrupted by signal {signum}")

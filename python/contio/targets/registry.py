@@ -1,48 +1,42 @@
-"""The engine's targets that contio knows how to place on a backend, by name.
+"""The database targets that run as containers, by name. Each module registers with `@register`.
 
-A target is what `contio-engine` drives (`docs/engine-interface.md`). Embedded
-targets keep their files in a directory that the backend provides; the runner
-passes it through the target's own property (`lsm.dir`, `btree.dir`).
+The engine's own targets (null and the embedded engines) are in `contio.targets.engine_targets`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+
+from contio.errors import UsageError
+from contio.targets.base import DatabaseTarget
+
+_TARGETS: dict[str, type[DatabaseTarget]] = {}
+_MODULES = ("mariadb", "postgres", "redis", "cassandra", "ferretdb")
 
 
-@dataclass(frozen=True)
-class EngineTarget:
-    """A target of `contio-engine` and how contio places its data."""
-
-    name: str
-    """The name the engine knows it by (`contio-engine load NAME`)."""
-    data_dir_property: str | None
-    """The engine property that tells the target where to keep its files; None if it keeps none."""
-    summary: str
-
-    def owns_property(self, key: str) -> bool:
-        """Whether `key` lives in this target's namespace (`lsm.cache_mb` for `lsm`)."""
-        return key.startswith(f"{self.name}.")
+def register(cls: type[DatabaseTarget]) -> type[DatabaseTarget]:
+    """Class decorator: make database target `cls` available by its `name`."""
+    _TARGETS[cls.name] = cls
+    return cls
 
 
-TARGETS: dict[str, EngineTarget] = {
-    t.name: t
-    for t in (
-        EngineTarget("null", None, "does nothing; measures the client itself"),
-        EngineTarget("lsm", "lsm.dir", "embedded log-structured engine, many small files"),
-        EngineTarget("btree", "btree.dir", "embedded B-tree engine, one large file"),
-    )
-}
+def _load() -> None:
+    for module in _MODULES:
+        importlib.import_module(f"contio.targets.{module}")
 
 
-def target_names() -> list[str]:
-    """Known target names, in the order users see them listed."""
-    return list(TARGETS)
+def names() -> list[str]:
+    """Every database target's name."""
+    _load()
+    return list(_TARGETS)
 
 
-def namespace_owner(key: str) -> EngineTarget | None:
-    """The known target whose namespace holds property `key`, if any."""
-    for target in TARGETS.values():
-        if target.owns_property(key):
-            return target
-    return None
+def target(name: str) -> DatabaseTarget:
+    """A new instance of the target `name`; UsageError listing the known names otherwise."""
+    _load()
+    try:
+        return _TARGETS[name]()
+    except KeyError:
+        raise UsageError(
+            f"unknown database target {name!r}; known targets: {', '.join(_TARGETS)}"
+        ) from None

@@ -1,0 +1,75 @@
+"""Building images in dependency order, reusing every image whose recipe is unchanged."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+
+import docker
+
+from contio.images import registry
+from contio.images.recipe import BuildResult, existing_image
+from contio.runtime import labels
+
+log = logging.getLogger(__name__)
+
+# Called before a recipe is built (not when reused), e.g. to tell the user it may take a while.
+Progress = Callable[[str], None]
+
+
+def _with_dependencies(names: Iterable[str]) -> list[str]:
+    """`names` and everything they build FROM, each after its dependencies."""
+    ordered: list[str] = []
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in ordered:
+            return
+        if name in path:
+            raise ValueError(f"image recipes depend on each other in a cycle: {path + (name,)}")
+        for parent in registry.recipe(name).depends:
+            visit(parent, path + (name,))
+        ordered.append(name)
+
+    for name in names:
+        visit(name, ())
+    return ordered
+
+
+def build(
+    client: docker.DockerClient,
+    names: Iterable[str] | None = None,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> list[BuildResult]:
+    """Build the images `names` (all when None) and what they depend on.
+
+    An image whose tag already carries its recipe hash is reused, unless `force`.
+    """
+    wanted = list(names) if names is not None else registry.names()
+    hashes: dict[str, str] = {}
+    results = []
+    for name in _with_dependencies(wanted):
+        recipe = registry.recipe(name)
+        started = time.monotonic()
+        inputs = recipe.inputs()
+        recipe_hash = recipe.recipe_hash(inputs, {p: hashes[p] for p in recipe.depends})
+        hashes[name] = recipe_hash
+        image_id = None if force else existing_image(client, recipe.tag, recipe_hash)
+        built = image_id is None
+        if image_id is None:
+            if progress is not None:
+                progress(name)
+            image_labels = {labels.RECIPE_HASH: recipe_hash, labels.RECIPE_NAME: name}
+            image_id = recipe.build_image(client, inputs, image_labels)
+        results.append(
+            BuildResult(
+                name=name,
+                tag=recipe.tag,
+                image_id=image_id,
+                recipe_hash=recipe_hash,
+                built=built,
+                seconds=time.monotonic() - started,
+            )
+        )
+    return results

@@ -1,0 +1,94 @@
+"""`contio/engine`: the static `contio-engine` binary alone, FROM scratch.
+
+The binary is built with the musl target; without it, glibc with crt-static. Outside
+a source tree (an installed wheel), the installed engine is used when it is static.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from contio.engine import ENGINE_NAME, find_engine
+from contio.errors import ImageBuildError
+from contio.images.recipe import Input, Recipe, build_log_path, cache_root
+from contio.images.registry import register
+
+MUSL = "x86_64-unknown-linux-musl"
+GNU = "x86_64-unknown-linux-gnu"
+
+DOCKERFILE = f"""\
+FROM scratch
+COPY {ENGINE_NAME} /{ENGINE_NAME}
+USER 65534:65534
+ENTRYPOINT ["/{ENGINE_NAME}"]
+"""
+
+
+def source_tree() -> Path | None:
+    """The contio checkout this package runs from (CONTIO_SOURCE overrides), if any."""
+    override = os.environ.get("CONTIO_SOURCE")
+    candidates = [Path(override)] if override else []
+    candidates += [Path(__file__).resolve().parents[3], Path.cwd()]
+    for root in candidates:
+        if (root / "crates" / "engine" / "Cargo.toml").is_file():
+            return root
+    return None
+
+
+def is_static(binary: Path) -> bool:
+    """Whether an ELF binary has no program interpreter (so it runs FROM scratch)."""
+    result = subprocess.run(
+        ["readelf", "--program-headers", str(binary)], capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        # Without readelf, look for the interpreter path in the bytes instead.
+        return b"/lib64/ld-linux" not in binary.read_bytes()[:4096]
+    return "INTERP" not in result.stdout
+
+
+def _cargo(root: Path, target: str, rustflags: str | None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.setdefault("CARGO_TARGET_DIR", str(cache_root() / "target"))
+    if rustflags:
+        env["RUSTFLAGS"] = rustflags
+    argv = ["cargo", "build", "--release", "--target", target, "-p", "contio-engine"]
+    return subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
+
+
+def build_static_engine(root: Path) -> Path:
+    """Build the static engine from `root` and return its path."""
+    target_dir = Path(os.environ.get("CARGO_TARGET_DIR", cache_root() / "target"))
+    result = _cargo(root, MUSL, None)
+    target = MUSL
+    if result.returncode != 0:
+        # No musl target installed: glibc can link statically too.
+        result = _cargo(root, GNU, "-C target-feature=+crt-static")
+        target = GNU
+    log_path = build_log_path("engine-cargo")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_path.write_text(result.stdout + result.stderr)
+    if result.returncode != 0:
+        raise ImageBuildError(f"cargo could not build the static engine; see {log_path}")
+    return target_dir / target / "release" / ENGINE_NAME
+
+
+@register
+class EngineImage(Recipe):
+    """The engine FROM scratch, run as nobody."""
+
+    name = "engine"
+
+    def dockerfile(self) -> str:
+        return DOCKERFILE
+
+    def inputs(self) -> dict[str, Input]:
+        root = source_tree()
+        binary = build_static_engine(root) if root is not None else find_engine()
+        if not is_static(binary):
+            raise ImageBuildError(
+                f"{binary} is dynamically linked and cannot run FROM scratch; build from a "
+                "contio checkout (set CONTIO_SOURCE) so the static engine can be compiled"
+            )
+        return {ENGINE_NAME: binary}

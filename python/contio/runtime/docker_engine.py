@@ -1,0 +1,65 @@
+"""Reaching a Docker engine: start one when allowed, or say clearly why there is none.
+
+`ensure_engine()` runs `setup-docker.sh` (shipped inside this package, so an installed
+contio can run it too), which installs Debian's docker.io and starts dockerd when
+needed, then connects with the Docker SDK. `engine_reachable()` only probes, for
+choosing the default runtime without side effects.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from contio.errors import RuntimeUnavailableError
+
+SETUP_SCRIPT = Path(__file__).with_name("setup-docker.sh")
+# The engine may be slow to answer while it loads images from disk on a busy machine.
+PING_TIMEOUT_S = 30
+
+
+def connect() -> docker.DockerClient:
+    """A client of the engine named by DOCKER_HOST (or the default socket) that answered a ping.
+
+    Raises RuntimeUnavailableError when nothing answers.
+    """
+    try:
+        client = docker.from_env(timeout=PING_TIMEOUT_S)
+        client.ping()
+    except docker.errors.DockerException as exc:
+        raise RuntimeUnavailableError(
+            f"no Docker engine answers ({exc}); start one with scripts/setup-docker.sh "
+            "(as root), or use `runtime: process`"
+        ) from exc
+    return client
+
+
+def engine_reachable() -> bool:
+    """Whether a Docker engine answers now. Never starts one."""
+    try:
+        connect().close()
+    except RuntimeUnavailableError:
+        return False
+    return True
+
+
+def ensure_engine(start: bool = True) -> docker.DockerClient:
+    """A connected client, after installing and starting dockerd when `start` allows it.
+
+    Starting needs root; without it (or with `start=False`) an engine must already run.
+    Raises RuntimeUnavailableError naming the reason and dockerd's last log lines.
+    """
+    if start and os.geteuid() == 0 and not engine_reachable():
+        result = subprocess.run(
+            ["bash", str(SETUP_SCRIPT)], capture_output=True, text=True, check=False
+        )
+        if result.returncode != 0:
+            raise RuntimeUnavailableError(
+                f"could not start a Docker engine ({SETUP_SCRIPT} exited "
+                f"{result.returncode}):\n{result.stderr.strip()}"
+            )
+    return connect()

@@ -1,0 +1,46 @@
+"""Turning SIGINT and SIGTERM into an exception, so `finally` blocks clean up.
+
+Python's default SIGTERM action kills the process without unwinding: containers
+would stay behind. Inside `interrupts_raise()` both signals raise
+`contio.errors.Interrupted` in the main thread instead; the cleanup code then runs
+as for any other error, and completed results already on disk stay there.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+from contio.errors import Interrupted
+
+HANDLED = (signal.SIGINT, signal.SIGTERM)
+
+
+def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
+    # Ignore further signals while the first one unwinds: a second Ctrl-C must not
+    # abort the cleanup that the first one started.
+    for sig in HANDLED:
+        signal.signal(sig, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
+@contextmanager
+def interrupts_raise() -> Iterator[None]:
+    """Within the block, SIGINT/SIGTERM raise `Interrupted`; previous handlers come back after.
+
+    Only the main thread can install handlers; elsewhere this is a no-op.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in HANDLED}
+    for sig in HANDLED:
+        signal.signal(sig, _raise_interrupted)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

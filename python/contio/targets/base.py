@@ -1,0 +1,187 @@
+"""What every database target knows: how to start its server in a container, wait until it
+is ready, create the YCSB table, and run with caches minimal.
+
+Lifecycle (as for runtimes and backends): `start()` → `wait_ready()` → `create_schema()`
+→ use → the runtime's teardown removes the container. A target never sleeps a fixed
+time: readiness is a protocol-level probe (the database's own client in the container,
+or a handshake from Python), retried until a deadline.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import ClassVar
+
+from docker.models.containers import Container
+
+from contio.errors import TargetNotReadyError
+from contio.runtime.docker import ContainerSpec, DataMount, DockerRuntime
+
+YCSB_FIELDS = [f"FIELD{i}" for i in range(10)]
+YCSB_DATABASE = "ycsb"
+YCSB_TABLE = "usertable"
+# Credentials of the account the engine uses; the databases listen on the experiment's
+# private network (and on 127.0.0.1 of the host) only.
+YCSB_USER = "ycsb"
+YCSB_PASSWORD = "ycsb"
+
+
+class CacheMode(str, Enum):
+    """How much the database may cache: its defaults, or as little as it allows."""
+
+    DEFAULT = "default"
+    MINIMAL = "minimal"
+
+
+@dataclass(frozen=True)
+class TargetOptions:
+    """How to run a database target."""
+
+    cache: CacheMode = CacheMode.DEFAULT
+    #: container memory limit (e.g. "512m"); swap is disabled with it, so the page cache
+    #: the database can use is bounded too
+    mem_limit: str | None = None
+    #: a registry image to use instead of contio's offline one (e.g. "mysql:5.7"); its
+    #: entrypoint must accept the server options this target passes as the command
+    image: str | None = None
+    #: seconds to wait for the readiness probe
+    ready_timeout_s: float = 180.0
+
+
+@dataclass
+class ProbeResult:
+    """One readiness attempt."""
+
+    ready: bool
+    detail: str = ""
+
+
+class DatabaseTarget(ABC):
+    """One database server in a container."""
+
+    #: registered name ("mariadb", "postgres", ...)
+    name: str
+    #: the contio image recipe that provides the server
+    recipe: str
+    #: the server's port inside the container, e.g. "3306/tcp"
+    port: str
+    #: where the server keeps its data inside the container
+    data_dir: str
+    #: uid (= gid) the server runs as; a host data directory is handed to it
+    uid: int
+    #: writable scratch directories on a read-only root file system
+    tmpfs: ClassVar[dict[str, str]] = {"/tmp": "rw,size=64m"}
+
+    @property
+    def image(self) -> str:
+        """contio's offline image of this database."""
+        return f"contio/{self.recipe}:latest"
+
+    @abstractmethod
+    def server_args(self, options: TargetOptions) -> list[str]:
+        """Arguments passed to the image's entrypoint (the server's options)."""
+
+    def environment(self, options: TargetOptions) -> dict[str, str]:
+        """Environment variables of the server container."""
+        return {}
+
+    @abstractmethod
+    def probe(self, container: Container) -> ProbeResult:
+        """One readiness attempt at the protocol level."""
+
+    @abstractmethod
+    def create_schema(self, container: Container) -> None:
+        """Create the YCSB table, keyspace or collection (idempotent)."""
+
+    def container_spec(self, name: str, data: DataMount, options: TargetOptions) -> ContainerSpec:
+        """What to run for one server with its data at `data`."""
+        return ContainerSpec(
+            name=name,
+            image=options.image or self.image,
+            role=f"db-{self.name}",
+            command=self.server_args(options),
+            environment=self.environment(options),
+            mounts=[data],
+            ports=[self.port],
+            user=f"{self.uid}:{self.uid}",
+            read_only=True,
+            tmpfs=dict(self.tmpfs),
+            mem_limit=options.mem_limit,
+        )
+
+    def start(
+        self,
+        runtime: DockerRuntime,
+        name: str,
+        options: TargetOptions,
+        host_path: Path | None = None,
+        volume: str | None = None,
+    ) -> Container:
+        """Start the server with its data on `host_path` (bind mount) or the named `volume`."""
+        if host_path is not None:
+            prepare_host_dir(host_path, self.uid)
+            data = DataMount(target=self.data_dir, host_path=host_path)
+        else:
+            volume_name = runtime.volume(volume or name).name
+            data = DataMount(target=self.data_dir, volume=volume_name)
+        return runtime.run(self.container_spec(name, data, options))
+
+    def wait_ready(self, container: Container, timeout_s: float) -> float:
+        """Retry `probe` until it passes; return the seconds it took.
+
+        Raises TargetNotReadyError (with the container's last log lines) when the
+        container exits or `timeout_s` passes first.
+        """
+        started = time.monotonic()
+        deadline = started + timeout_s
+        delay = 0.1
+        last = ProbeResult(False, "not probed")
+        while True:
+            container.reload()
+            if container.status in ("exited", "dead"):
+                raise self._not_ready(container, f"the container exited ({last.detail})")
+            last = self.probe(container)
+            if last.ready:
+                return time.monotonic() - started
+            if time.monotonic() >= deadline:
+                raise self._not_ready(
+                    container, f"not ready after {timeout_s:.0f}s ({last.detail})"
+                )
+            # Back off so a slow start (Cassandra) is not hammered with probes.
+            time.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+    def _not_ready(self, container: Container, why: str) -> TargetNotReadyError:
+        logs = container.logs(tail=20).decode(errors="replace").rstrip()
+        return TargetNotReadyError(
+            f"{self.name} in container {container.name}: {why}; last log lines:\n{logs}"
+        )
+
+
+def exec_in(
+    container: Container, argv: list[str], env: dict[str, str] | None = None
+) -> ProbeResult:
+    """Run `argv` in `container`; ready when it exits 0. Output goes in `detail`."""
+    code, output = container.exec_run(argv, environment=env)
+    text = (output or b"").decode(errors="replace").strip()
+    return ProbeResult(code == 0, text[-500:])
+
+
+def run_in(container: Container, argv: list[str], env: dict[str, str] | None = None) -> str:
+    """Run `argv` in `container` and return its output; TargetNotReadyError when it fails."""
+    result = exec_in(container, argv, env)
+    if not result.ready:
+        raise TargetNotReadyError(f"`{' '.join(argv)}` failed in {container.name}: {result.detail}")
+    return result.detail
+
+
+def prepare_host_dir(path: Path, uid: int) -> None:
+    """Create the data directory and hand it to the server's uid (mode 0700)."""
+    path.mkdir(parents=True, exist_ok=True)
+    os.chown(path, uid, uid)
+    path.chmod(0o700)

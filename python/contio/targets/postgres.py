@@ -1,0 +1,81 @@
+"""PostgreSQL: the smallest shared_buffers when caches are off."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from docker.models.containers import Container
+
+from contio.images import postgres as image
+from contio.targets.base import (
+    YCSB_DATABASE,
+    YCSB_FIELDS,
+    YCSB_PASSWORD,
+    YCSB_TABLE,
+    YCSB_USER,
+    CacheMode,
+    DatabaseTarget,
+    ProbeResult,
+    TargetOptions,
+    exec_in,
+    run_in,
+)
+from contio.targets.registry import register
+
+# The layout of YCSB's JDBC binding (PostgreSQL folds the names to lower case).
+TABLE = (
+    f"CREATE TABLE IF NOT EXISTS {YCSB_TABLE} (YCSB_KEY VARCHAR(255) PRIMARY KEY,"
+    + ",".join(f"{field} TEXT" for field in YCSB_FIELDS)
+    + ");"
+)
+ROLE = (
+    "DO $$ BEGIN "
+    f"IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{YCSB_USER}') THEN "
+    f"CREATE ROLE {YCSB_USER} LOGIN PASSWORD '{YCSB_PASSWORD}'; END IF; END $$;"
+)
+
+
+@register
+class PostgresTarget(DatabaseTarget):
+    """postgres from contio/postgres."""
+
+    name = "postgres"
+    recipe = "postgres"
+    port = "5432/tcp"
+    data_dir = image.DATA_DIR
+    uid = image.UID
+    tmpfs: ClassVar[dict[str, str]] = {
+        "/tmp": "rw,size=64m",
+        image.SOCKET_DIR: f"rw,size=1m,uid={image.UID},gid={image.UID}",
+    }
+
+    def server_args(self, options: TargetOptions) -> list[str]:
+        if options.cache is CacheMode.MINIMAL:
+            # 1 MB = 128 buffers: small enough that reads reach the file system, large
+            # enough that concurrent clients do not run out of pinnable buffers.
+            return ["-c", "shared_buffers=1MB", "-c", "effective_cache_size=1MB"]
+        return []
+
+    def client(self, sql: str, database: str = "postgres") -> list[str]:
+        """argv of `psql` in the container, over the local socket as `postgres`."""
+        return [
+            "psql", "--host", image.SOCKET_DIR, "--username", "postgres", "--dbname", database,
+            "--no-align", "--tuples-only", "--quiet", "--set", "ON_ERROR_STOP=1", "--command", sql,
+        ]  # fmt: skip
+
+    def probe(self, container: Container) -> ProbeResult:
+        # pg_isready says "accepting connections" only after recovery; SELECT 1 proves a query.
+        ready = exec_in(container, ["pg_isready", "--host", image.SOCKET_DIR, "--quiet"])
+        if not ready.ready:
+            return ready
+        return exec_in(container, self.client("SELECT 1"))
+
+    def create_schema(self, container: Container) -> None:
+        run_in(container, self.client(ROLE))
+        exists = run_in(
+            container,
+            self.client(f"SELECT 1 FROM pg_database WHERE datname = '{YCSB_DATABASE}'"),
+        )
+        if exists != "1":
+            run_in(container, self.client(f"CREATE DATABASE {YCSB_DATABASE} OWNER {YCSB_USER}"))
+        run_in(container, self.client(f"SET ROLE {YCSB_USER}; {TABLE}", YCSB_DATABASE))
