@@ -9,7 +9,10 @@ removes it at teardown), or real hosts from an SSH `inventory`.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,7 @@ from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
 from contio.gluster.volume import GlusterVolume
 
 MOUNT_ATTEMPTS = 10
+CLIENT_EXIT_SECONDS = 10.0
 
 
 class GlusterOptions(BackendOptions):
@@ -149,6 +153,21 @@ class GlusterBackend(StorageBackend):
     def data_root(self) -> Path:
         return self._mount
 
+    def teardown(self) -> None:
+        """Unmount, delete the volume (and a cluster built for it); wait for the FUSE client."""
+        clients = fuse_client_pids(self._mount)
+        super().teardown()
+        # The client process exits shortly after the unmount; a leftover would keep
+        # reconnecting to a deleted volume.
+        deadline = time.monotonic() + CLIENT_EXIT_SECONDS
+        while (alive := [p for p in clients if Path(f"/proc/{p}").exists()]) and (
+            time.monotonic() < deadline
+        ):
+            time.sleep(0.1)
+        for pid in alive:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
     def layout(self) -> dict[str, Any]:
         info: dict[str, Any] = {"volume": self.volume_name}
         if self.cluster is not None and self.volume is not None:
@@ -161,3 +180,19 @@ class GlusterBackend(StorageBackend):
         info["mount"] = mount.as_dict() if mount else None
         info["client"] = "glusterfs native (FUSE)"
         return info
+
+
+def fuse_client_pids(mount_point: Path) -> list[int]:
+    """Pids of glusterfs client processes serving `mount_point`."""
+    wanted = str(mount_point).encode()
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            args = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if args and args[0].endswith(b"glusterfs") and wanted in args:
+            pids.append(int(proc.name))
+    return pids

@@ -12,6 +12,7 @@ protocol, so the runner can use any of these backends for process targets.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import uuid
 from abc import ABC, abstractmethod
@@ -83,12 +84,23 @@ def parse_options(backend: str, model: type[BackendOptions], raw: dict[str, Any]
         return model.model_validate(raw)
     except ValidationError as exc:
         problems = [_describe_problem(model, err) for err in exc.errors()]
-        first = ".".join(str(p) for p in exc.errors()[0]["loc"])
-        raise BackendOptionError(backend, first, "; ".join(problems)) from None
+        option = _option_of(model, exc.errors()[0])
+        raise BackendOptionError(backend, option, "; ".join(problems)) from None
+
+
+def _option_of(model: type[BaseModel], err: Any) -> str:
+    """The option an error is about: its location, or for checks across options the first
+    option the message quotes (those messages always quote the option to change)."""
+    if err["loc"]:
+        return ".".join(str(p) for p in err["loc"])
+    for name in re.findall(r"'([a-z_]+)'", str(err["msg"])):
+        if name in model.model_fields:
+            return name
+    return ""
 
 
 def _describe_problem(model: type[BackendOptions], err: Any) -> str:
-    option = ".".join(str(p) for p in err["loc"]) or "(options)"
+    option = _option_of(model, err) or "(options)"
     if err["type"] == "extra_forbidden":
         allowed = ", ".join(sorted(model.model_fields))
         return f"'{option}' is not an option; allowed options: {allowed}"

@@ -190,6 +190,7 @@ UNDO_ACTIONS: dict[str, Callable[[Entry], None]] = {
 DEFERRED_UNDO_ACTIONS: dict[str, str] = {
     "gluster-volume": "contio.gluster.volume:undo_volume",
     "gluster-cluster": "contio.gluster.local_cluster:undo_cluster",
+    "nfs-export": "contio.backends.nfs:undo_export",
 }
 
 

@@ -194,15 +194,18 @@ class LocalCluster:
         first = self.nodes()[0]
         for node in self.state.nodes[1:]:
             gluster_text(first, ["peer", "probe", node.address])
+        # Every node must see every other connected: volume operations are staged on all
+        # peers, and a peer still handshaking fails them with "Host … not connected".
         deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            root = gluster_xml(first, ["pool", "list"])
-            connected = [p.findtext("connected") for p in root.iter("peer")]
-            if len(connected) == len(self.state.nodes) and all(c == "1" for c in connected):
-                return
-            if time.monotonic() > deadline:
-                raise ClusterError(f"peers not all connected after {START_TIMEOUT:g} s")
-            time.sleep(0.3)
+        for node in self.nodes():
+            while True:
+                root = gluster_xml(node, ["pool", "list"])
+                connected = [p.findtext("connected") for p in root.iter("peer")]
+                if len(connected) == len(self.state.nodes) and all(c == "1" for c in connected):
+                    break
+                if time.monotonic() > deadline:
+                    raise ClusterError(f"peers not all connected after {START_TIMEOUT:g} s")
+                time.sleep(0.3)
 
     # -- nodes -------------------------------------------------------------------
     def _node(self, number: int) -> NodeState:

@@ -10,9 +10,10 @@ from contio.backends.undo_journal import Entry
 from contio.errors import ClusterError
 from contio.gluster.cluster import GlusterCluster, open_cluster
 from contio.gluster.layout import BrickSlot, VolumeLayout
-from contio.gluster.node_access import gluster_xml
+from contio.gluster.node_access import gluster_text, gluster_xml
 
 POLL_SECONDS = 0.5
+HEAL_RETRIGGER_SECONDS = 10.0
 
 
 class GlusterVolume:
@@ -104,13 +105,25 @@ class GlusterVolume:
         root = gluster_xml(self.cluster.controller(), ["volume", "heal", self.name, "info"])
         return pending_heal_entries(root)
 
+    def trigger_heal(self) -> None:
+        """Ask the self-heal daemons to heal the index now (instead of at their next crawl)."""
+        gluster_text(self.cluster.controller(), ["volume", "heal", self.name])
+
     def wait_healed(self, timeout: float = 120.0) -> float:
-        """Wait until every brick is connected with zero entries to heal; seconds waited."""
+        """Wait until every brick is connected with zero entries to heal; seconds waited.
+
+        The daemons crawl on their own only every `cluster.heal-timeout` (600 s by
+        default), so the heal is launched explicitly, and again while entries remain.
+        """
         start = time.monotonic()
         last: int | None = None
+        next_trigger = start
         while True:
             try:
                 last = self.heal_pending()
+                if last and time.monotonic() >= next_trigger:
+                    self.trigger_heal()
+                    next_trigger = time.monotonic() + HEAL_RETRIGGER_SECONDS
             except ClusterError:
                 last = None  # glusterd may refuse while a peer reconnects
             if last == 0:

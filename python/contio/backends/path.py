@@ -1,0 +1,59 @@
+"""`path`: an existing mount the user names (CephFS, Lustre, BeeGFS, a SAN volume, …).
+
+Used as it is: contio makes one private directory under it for its data directories,
+describes the mount from /proc/self/mountinfo, and at teardown removes only that
+private directory — never the mount or anything else on it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from contio.backends import mountinfo
+from contio.backends.interface import BackendOptions, StorageBackend
+from contio.errors import BackendOptionError
+
+
+class PathOptions(BackendOptions):
+    """Options of the `path` backend."""
+
+    path: Path
+    require_fstype: str | None = None  # e.g. "ceph" or "lustre": refuse anything else
+
+
+class PathBackend(StorageBackend):
+    """Data directories under an existing path, on whatever file system holds it."""
+
+    name = "path"
+    options_model = PathOptions
+    options: PathOptions
+
+    def __init__(self, options: PathOptions, workdir: Path | None = None):
+        super().__init__(options, workdir)
+        self._root = options.path / f"contio-{self.instance}"
+
+    def provision(self) -> None:
+        base = self.options.path
+        if not base.is_dir():
+            raise BackendOptionError(self.name, "path", f"{base} is not an existing directory")
+        mount = mountinfo.mount_of(base)
+        wanted = self.options.require_fstype
+        if wanted and (mount is None or mount.fstype != wanted):
+            found = mount.fstype if mount else "unknown"
+            raise BackendOptionError(
+                self.name, "require_fstype", f"{base} is on '{found}', not '{wanted}'"
+            )
+        self._root.mkdir()
+        self.journal.record("dir", path=str(self._root))
+
+    def data_root(self) -> Path:
+        return self._root
+
+    def layout(self) -> dict[str, Any]:
+        mount = mountinfo.mount_of(self.options.path)
+        return {
+            "path": str(self.options.path),
+            "mount": mount.as_dict() if mount else None,
+            "fstype": mount.fstype if mount else None,
+        }

@@ -1,0 +1,166 @@
+"""Fixtures for the real backend tests: root, state in a temporary directory, leak checks,
+and one GlusterFS cluster (3 nodes in network namespaces) shared by the gluster tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from contio.backends import mountinfo
+
+CLUSTER_NAME = "ctest"
+CLUSTER_SUBNET = "10.214.0.0/24"
+
+
+def contio_cli(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run the real `contio` command line (this interpreter's package)."""
+    return subprocess.run(
+        [sys.executable, "-m", "contio", *args],
+        capture_output=True, text=True, check=check, timeout=600,
+    )  # fmt: skip
+
+
+def need_root_and(*programs: str) -> None:
+    """Skip unless running as root with every program installed."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (loop devices, mounts, namespaces)")
+    missing = [p for p in programs if shutil.which(p) is None]
+    if missing:
+        pytest.skip(f"missing programs: {', '.join(missing)} (run scripts/setup-system.sh)")
+
+
+@pytest.fixture(scope="session")
+def state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """CONTIO_STATE_DIR for the whole session, so tests never touch /var/lib/contio."""
+    path = tmp_path_factory.mktemp("contio-state")
+    old = os.environ.get("CONTIO_STATE_DIR")
+    os.environ["CONTIO_STATE_DIR"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("CONTIO_STATE_DIR", None)
+    else:
+        os.environ["CONTIO_STATE_DIR"] = old
+
+
+@dataclass(frozen=True)
+class HostSnapshot:
+    """What a backend could leak: loop devices and mounts under the state directory, FUSE
+    gluster mounts, contio's network namespaces (`ct…`), gluster processes.
+
+    Scoped to contio's own resources because other work (dockerd, other tests) may
+    create mounts and namespaces on this machine at the same time.
+    """
+
+    loops: frozenset[str]
+    mounts: frozenset[str]
+    netns: frozenset[str]
+    gluster_pids: frozenset[int]
+    host_processes_only: bool = False
+
+    @classmethod
+    def take(cls, host_processes_only: bool = False) -> HostSnapshot:
+        """Snapshot now; `host_processes_only` ignores processes inside cluster nodes'
+        namespaces (a self-heal daemon belongs to the cluster, not to one volume)."""
+        state = os.environ.get("CONTIO_STATE_DIR", "/var/lib/contio")
+        loops = subprocess.run(
+            ["losetup", "-a"], capture_output=True, text=True, check=False
+        ).stdout
+        netns = subprocess.run(
+            ["ip", "netns", "list"], capture_output=True, text=True, check=False
+        ).stdout
+        return cls(
+            loops=frozenset(line.split(":")[0] for line in loops.splitlines() if state in line),
+            mounts=frozenset(
+                e.mount_point
+                for e in mountinfo.mounts()
+                if e.mount_point.startswith(state) or e.fstype == "fuse.glusterfs"
+            ),
+            netns=frozenset(
+                line.split()[0] for line in netns.splitlines() if line.startswith("ct")
+            ),
+            gluster_pids=frozenset(gluster_processes(host_processes_only)),
+            host_processes_only=host_processes_only,
+        )
+
+    def assert_nothing_new(self) -> None:
+        """Fail listing whatever exists now that did not before."""
+        now = HostSnapshot.take(self.host_processes_only)
+        assert now.loops <= self.loops, f"loop devices left: {sorted(now.loops - self.loops)}"
+        assert now.mounts <= self.mounts, f"mounts left: {sorted(now.mounts - self.mounts)}"
+        assert now.netns <= self.netns, f"network namespaces left: {sorted(now.netns - self.netns)}"
+        left = now.gluster_pids - self.gluster_pids
+        assert not left, f"gluster processes left: {describe_processes(left)}"
+
+
+def describe_processes(pids: frozenset[int]) -> list[str]:
+    """Pid, state and command line of each process, for failure messages."""
+    described = []
+    for pid in sorted(pids):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            stat, cmdline = "gone", ""
+        described.append(f"{pid} [{stat}] {cmdline[:200]}")
+    return described
+
+
+def gluster_processes(host_netns_only: bool = False) -> list[int]:
+    """Pids of glusterd, glusterfsd and glusterfs processes (optionally: in this netns only)."""
+    host_netns = os.readlink("/proc/self/ns/net")
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                comm = (entry / "comm").read_text().strip()
+                netns = os.readlink(entry / "ns" / "net")
+            except OSError:
+                continue
+            ours = not host_netns_only or netns == host_netns
+            if comm in ("glusterd", "glusterfsd", "glusterfs") and ours:
+                pids.append(int(entry.name))
+    return pids
+
+
+@pytest.fixture
+def no_leaks(state_dir: Path) -> Iterator[HostSnapshot]:
+    """Asserts after the test that it left no loop device, mount, namespace or gluster process."""
+    need_root_and("losetup", "ip")
+    before = HostSnapshot.take()
+    yield before
+    before.assert_nothing_new()
+
+
+@pytest.fixture(scope="session")
+def gluster_cluster(state_dir: Path) -> Iterator[str]:
+    """A 3-node cluster built and removed through the real `contio cluster` CLI.
+
+    Removal is checked too: no namespaces, loop devices, mounts or gluster processes remain.
+    """
+    need_root_and("glusterd", "gluster", "mkfs.xfs", "nsenter", "unshare", "ip", "losetup")
+    before = HostSnapshot.take()
+    contio_cli("cluster", "down", "--name", CLUSTER_NAME)  # a crashed earlier session's
+    up = contio_cli(
+        "cluster", "up", "--name", CLUSTER_NAME, "--nodes", "3", "--disks-per-node", "2",
+        "--disk-size", "1GiB", "--subnet", CLUSTER_SUBNET,
+    )  # fmt: skip
+    try:
+        assert up.returncode == 0, up.stderr
+        yield CLUSTER_NAME
+    finally:
+        down = contio_cli("cluster", "down", "--name", CLUSTER_NAME)
+        assert down.returncode == 0, down.stderr
+        before.assert_nothing_new()
+
+
+@pytest.fixture
+def run_contio():
+    """The real `contio` command line, as a function of its arguments."""
+    return contio_cli

@@ -1,0 +1,95 @@
+"""The `local` backend for real: a directory, loop devices formatted XFS and ext4, and the
+Docker named volume definition."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from contio.backends import loop_device, registry
+from contio.backends.interface import DockerVolume, HostPath
+from contio.errors import BackendOptionError, UsageError
+
+
+def _write_and_read(location: Path) -> None:
+    data = hashlib.sha256(str(location).encode()).digest() * 4096
+    (location / "blob").write_bytes(data)
+    assert (location / "blob").read_bytes() == data
+
+
+def test_directory_mode_uses_given_directory_and_removes_only_its_own(tmp_path, no_leaks):
+    (tmp_path / "keep.txt").write_text("user data")
+    backend = registry.create("local", {"mode": "directory", "path": str(tmp_path)})
+    backend.prepare()
+    location = backend.data_location("mongo-1")
+    assert isinstance(location, HostPath)
+    assert tmp_path in location.path.parents
+    _write_and_read(location.path)
+    described = backend.describe()
+    assert described["backend"] == "local" and described["mount"]["fstype"]
+    backend.teardown()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+
+
+@pytest.mark.parametrize("fstype", ["xfs", "ext4"])
+def test_loop_device_formatted_mounted_and_removed(fstype, state_dir, no_leaks):
+    backend = registry.create(
+        "local", {"mode": "device", "device": "loop", "format": fstype, "loop_size": "512MiB"}
+    )
+    with backend:
+        data_dir = backend.prepare("ycsb-a")
+        _write_and_read(data_dir)
+        described = backend.describe()
+        assert described["mount"]["fstype"] == fstype
+        assert described["device"]["device"].startswith("/dev/loop")
+        assert described["device"]["loop_backing_file"].startswith(str(state_dir))
+        assert described["device"]["size_bytes"] == 512 * 1024**2
+    assert loop_device.attached_to(state_dir) == []
+    assert not backend.workdir.exists()
+
+
+def test_docker_volume_definition():
+    backend = registry.create("local", {"mode": "docker-volume"})
+    backend.prepare()
+    location = backend.data_location("cassandra-1")
+    assert isinstance(location, DockerVolume)
+    assert location.name == f"contio-{backend.instance}-cassandra-1"
+    assert location.driver == "local" and location.driver_opts == {}
+    assert location.create_argv() == [
+        "docker", "volume", "create", "--driver", "local",
+        "--label", f"contio.backend={backend.instance}", location.name,
+    ]  # fmt: skip
+    assert backend.describe()["volume_driver"] == "local"
+    backend.teardown()
+
+
+@pytest.mark.parametrize(
+    ("options", "option", "hint"),
+    [
+        ({"mode": "disk"}, "mode", "'directory', 'device' or 'docker-volume'"),
+        ({"mode": "device", "device": "loop", "format": "zfs"}, "format", "'xfs' or 'ext4'"),
+        ({"mode": "device", "device": "loop"}, "format", "set 'format'"),
+        ({"mode": "directory", "path": "/tmp", "sise": 1}, "sise", "allowed options: device"),
+        ({"mode": "device", "device": "loop", "format": "xfs", "loop_size": "big"}, "loop_size", "512MiB"),
+    ],
+)  # fmt: skip
+def test_bad_options_name_the_option(options, option, hint):
+    with pytest.raises(BackendOptionError) as err:
+        registry.create("local", options)
+    assert isinstance(err.value, UsageError)  # exit code 2 in the CLI
+    assert err.value.option == option
+    assert hint in str(err.value)
+
+
+def test_missing_directory_is_rejected_before_anything_is_made(tmp_path, no_leaks):
+    backend = registry.create("local", {"mode": "directory", "path": str(tmp_path / "nope")})
+    with pytest.raises(BackendOptionError, match="'path'.*not an existing directory"):
+        backend.prepare()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_backend_lists_the_names():
+    with pytest.raises(BackendOptionError, match="allowed: gluster, local, nfs, path, striped"):
+        registry.create("ceph", {})

@@ -1,0 +1,109 @@
+"""The `striped` backend: btrfs RAID0 over 3 loop devices for real; the LVM stack's
+commands and the device-mapper detection as units (this kernel has no device-mapper)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from contio.backends import device_mapper, loop_device, registry
+from contio.backends.striping_commands import btrfs_raid0_argv, lvm_argvs
+from contio.errors import BackendOptionError, BackendUnavailableError
+
+
+def test_btrfs_raid0_over_three_loop_devices(state_dir, no_leaks):
+    backend = registry.create(
+        "striped", {"method": "btrfs", "loop_count": 3, "loop_size": "512MiB"}
+    )
+    with backend:
+        data_dir = backend.prepare("fio")
+        payload = bytes(range(256)) * 16384  # 4 MiB: spans every stripe
+        (data_dir / "f").write_bytes(payload)
+        subprocess.run(["sync"], check=True)
+        assert (data_dir / "f").read_bytes() == payload
+        described = backend.describe()
+        assert described["method"] == "btrfs" and described["stripes"] == 3
+        assert described["btrfs_profiles"]["Data"] == "RAID0"
+        assert described["btrfs_profiles"]["Metadata"] == "RAID0"
+        assert described["mount"]["fstype"] == "btrfs"
+        label = backend.instance
+    assert loop_device.attached_to(state_dir) == []
+    shown = subprocess.run(
+        ["btrfs", "filesystem", "show"], capture_output=True, text=True, check=True
+    )
+    assert label not in shown.stdout, "btrfs still knows the removed file system"
+
+
+def test_auto_records_which_stack_and_why(state_dir, no_leaks):
+    backend = registry.create("striped", {"loop_count": 2, "loop_size": "512MiB"})
+    with backend:
+        described = backend.describe()
+    support = device_mapper.probe()
+    assert described["method"] == ("lvm" if support.available else "btrfs")
+    assert support.reason in described["method_reason"]
+
+
+def test_lvm_on_this_kernel_stops_with_the_reason_or_runs(state_dir, no_leaks):
+    support = device_mapper.probe()
+    if not support.available:
+        backend = registry.create("striped", {"method": "lvm", "loop_size": "512MiB"})
+        with pytest.raises(BackendUnavailableError, match="device-mapper"):
+            backend.prepare()
+        pytest.skip(f"LVM striping cannot run here: {support.reason}")
+    backend = registry.create("striped", {"method": "lvm", "loop_size": "512MiB"})
+    with backend:
+        (backend.prepare("x") / "f").write_bytes(b"lvm")
+        assert backend.describe()["mount"]["fstype"] == "xfs"
+
+
+def test_lvm_commands():
+    argvs = lvm_argvs(["/dev/nvme1n1", "/dev/nvme2n1", "/dev/nvme3n1"], "vg0", "data", 256 * 1024)
+    assert argvs[0] == [
+        "pvcreate",
+        "--yes",
+        "--force",
+        "/dev/nvme1n1",
+        "/dev/nvme2n1",
+        "/dev/nvme3n1",
+    ]
+    assert argvs[1] == ["vgcreate", "--yes", "vg0", "/dev/nvme1n1", "/dev/nvme2n1", "/dev/nvme3n1"]
+    lvcreate = argvs[2]
+    assert lvcreate[lvcreate.index("--stripes") + 1] == "3"
+    assert lvcreate[lvcreate.index("--stripesize") + 1] == "256k"
+    assert lvcreate[-3:] == ["--name", "data", "vg0"]
+
+
+def test_btrfs_command():
+    assert btrfs_raid0_argv(["/dev/loop1", "/dev/loop2"], "lbl") == [
+        "mkfs.btrfs", "-f", "-q", "-L", "lbl", "-d", "raid0", "-m", "raid0",
+        "/dev/loop1", "/dev/loop2",
+    ]  # fmt: skip
+
+
+def test_device_mapper_detection_from_proc_misc(tmp_path):
+    misc = tmp_path / "misc"
+    misc.write_text(" 237 loop-control\n 229 fuse\n")
+    absent = device_mapper.probe(misc, tmp_path / "no-such-dir")
+    assert not absent.available
+    assert "does not list 'device-mapper'" in absent.reason
+    misc.write_text(" 236 device-mapper\n 229 fuse\n")
+    listed = device_mapper.probe(misc, tmp_path / "no-such-dir")
+    # Listed in /proc/misc: the answer now depends on `dmsetup targets` on this host.
+    assert listed.reason != absent.reason
+
+
+@pytest.mark.parametrize(
+    ("options", "option"),
+    [
+        ({"method": "raid0"}, "method"),
+        ({"devices": ["/dev/sdb"]}, "devices"),
+        ({"stripe_size": "3KiB"}, "stripe_size"),
+        ({"method": "btrfs", "stripe_size": "128KiB"}, "stripe_size"),
+        ({"loop_count": 1}, "loop_count"),
+    ],
+)
+def test_bad_options(options, option):
+    with pytest.raises(BackendOptionError) as err:
+        registry.create("striped", options)
+    assert err.value.option == option

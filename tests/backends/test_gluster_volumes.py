@@ -1,0 +1,75 @@
+"""Every GlusterFS volume type, created on the shared 3-node cluster, FUSE-mounted on the
+host, written and read back, then removed without leaving mounts, volumes or bricks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import pytest
+
+from contio.backends import mountinfo, registry
+from contio.gluster.local_cluster import LocalCluster
+from contio.gluster.node_access import gluster_xml
+
+TYPES = [
+    ({"volume_type": "distributed"}, "Distribute", 3),
+    ({"volume_type": "replicated", "replica": 3}, "Replicate", 3),
+    ({"volume_type": "distributed-replicated", "replica": 3}, "Distributed-Replicate", 6),
+    ({"volume_type": "dispersed", "disperse": 3, "redundancy": 1}, "Disperse", 3),
+    ({"volume_type": "distributed-dispersed", "disperse": 3}, "Distributed-Disperse", 6),
+]
+
+
+@pytest.mark.parametrize(
+    ("options", "type_str", "bricks"), TYPES, ids=[t[0]["volume_type"] for t in TYPES]
+)
+def test_volume_type_is_created_mounted_and_used(
+    gluster_cluster, no_leaks, options, type_str, bricks
+):
+    backend = registry.create("gluster", {**options, "cluster": gluster_cluster})
+    with backend:
+        described = backend.describe()
+        info = described["volume_info"]
+        assert info["type"] == type_str
+        assert info["brick_count"] == bricks
+        assert described["mount"]["fstype"] == "fuse.glusterfs"
+        # Bricks of each replica/disperse set sit on distinct nodes (distinct addresses).
+        size = {"Replicate": 3, "Distributed-Replicate": 3, "Disperse": 3}.get(type_str, 3)
+        if "Distribute" != type_str:
+            for start in range(0, bricks, size):
+                hosts = {b.split(":")[0] for b in info["bricks"][start : start + size]}
+                assert len(hosts) == size
+        files = {}
+        for container in ("db-1", "db-2"):
+            location = backend.data_location(container)
+            for i in range(8):
+                payload = os.urandom(64 * 1024 + i)
+                (location.path / f"f{i}").write_bytes(payload)
+                files[location.path / f"f{i}"] = hashlib.sha256(payload).hexdigest()
+        for path, digest in files.items():
+            assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+        mount_point = str(backend.data_root())
+        volume = backend.volume_name
+    assert not mountinfo.is_mount_point(mount_point)
+    listed = gluster_xml(LocalCluster.open(gluster_cluster).controller(), ["volume", "list"])
+    assert volume not in [v.text for v in listed.iter("volume")]
+    for disks in LocalCluster.open(gluster_cluster).brick_roots():
+        for disk in disks:
+            assert not os.path.exists(f"{disk}/{volume}"), "brick directory left behind"
+
+
+def test_cluster_status_and_bad_cli_options(gluster_cluster, run_contio):
+    status = run_contio("cluster", "status", "--name", gluster_cluster)
+    assert status.returncode == 0, status.stderr
+    described = json.loads(status.stdout)
+    assert [n["running"] for n in described["nodes"]] == [True, True, True]
+    addresses = [n["address"] for n in described["nodes"]]
+    assert len(set(addresses)) == 3
+    assert all(d["fstype"] == "xfs" for n in described["nodes"] for d in n["brick_disks"])
+    bad = run_contio("cluster", "up", "--name", "other", "--nodes", "2")
+    assert bad.returncode == 2
+    assert "--nodes" in bad.stderr and "greater than or equal to 3" in bad.stderr
+    again = run_contio("cluster", "up", "--name", gluster_cluster, "--subnet", "10.215.0.0/24")
+    assert again.returncode == 1 and "already exists" in again.stderr
