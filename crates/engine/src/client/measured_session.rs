@@ -1,57 +1,63 @@
 //! Wraps a target's `Session` and times every call, so targets never measure
 //! themselves and every target is measured the same way.
 
-use std::time::Instant;
-
-use crate::measure::{Operation, Recorder};
+use crate::measure::{Clock, Operation, Recorder, Tick};
 use crate::target::{Record, Session, Status};
 
 /// A session whose calls are timed into a thread's recorder.
 pub struct MeasuredSession {
     session: Box<dyn Session>,
     recorder: Recorder,
-    intended: Option<Instant>,
-    last_end: Option<Instant>,
+    clock: Clock,
+    intended: Option<Tick>,
+    last_end: Option<Tick>,
 }
 
 impl MeasuredSession {
     /// Times `session`'s calls into `recorder`.
     pub fn new(session: Box<dyn Session>, recorder: Recorder) -> Self {
+        let clock = recorder.clock().clone();
         Self {
             session,
             recorder,
+            clock,
             intended: None,
             last_end: None,
         }
     }
 
     /// Sets when the next operation was meant to start (throttled runs), or None.
-    pub fn set_intended_start(&mut self, intended: Option<Instant>) {
+    pub fn set_intended_start(&mut self, intended: Option<Tick>) {
         self.intended = intended;
     }
 
     /// When the current operation was meant to start, if throttled.
-    pub fn intended_start(&self) -> Option<Instant> {
+    pub fn intended_start(&self) -> Option<Tick> {
         self.intended
     }
 
+    /// The clock calls are timed with.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
     /// When the last timed call ended.
-    pub fn last_end(&self) -> Option<Instant> {
+    pub fn last_end(&self) -> Option<Tick> {
         self.last_end
     }
 
     /// Records a composite operation (read-modify-write) timed by the caller.
     #[inline]
-    pub fn record(&mut self, op: Operation, status: Status, start: Instant, end: Instant) {
+    pub fn record(&mut self, op: Operation, status: Status, start: Tick, end: Tick) {
         self.recorder.record(op, status, start, end, self.intended);
         self.last_end = Some(end);
     }
 
     #[inline]
     fn timed(&mut self, op: Operation, call: impl FnOnce(&mut dyn Session) -> Status) -> Status {
-        let start = Instant::now();
+        let start = self.clock.now();
         let status = call(self.session.as_mut());
-        let end = Instant::now();
+        let end = self.clock.now();
         self.record(op, status, start, end);
         status
     }
@@ -110,9 +116,9 @@ impl MeasuredSession {
     /// Runs the session's cleanup, timed as `CLEANUP`, and hands the recorder's last
     /// interval to the collector. Returns the cleanup error, if any.
     pub fn finish(mut self) -> Option<String> {
-        let start = Instant::now();
+        let start = self.clock.now();
         let result = self.session.cleanup();
-        let end = Instant::now();
+        let end = self.clock.now();
         let status = if result.is_ok() {
             Status::Ok
         } else {

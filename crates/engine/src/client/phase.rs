@@ -8,7 +8,7 @@ use super::config::ClientConfig;
 use super::stop::StopFlag;
 use super::worker::{self, WorkerContext, WorkerOutcome};
 use crate::measure::status_line::{self, StatusInput};
-use crate::measure::{Collector, Measurements, Operation, Received};
+use crate::measure::{Clock, Collector, Measurements, Operation, Received};
 use crate::target::TargetDriver;
 use crate::workload::{CoreWorkload, Phase};
 
@@ -72,14 +72,20 @@ pub fn run_phase(
     };
     let (sink, receiver) = channel();
     let mut collector = Collector::new(receiver, threads);
+    // Created (and the TSC calibrated) before the phase's clock starts.
+    let clock = Clock::new();
     let started_at = SystemTime::now();
     let origin = Instant::now();
+    let origin_tick = clock.now();
     let ctx = WorkerContext {
         workload,
         driver,
         phase,
-        origin,
-        deadline: client.max_execution_time.map(|d| origin + d),
+        clock: &clock,
+        origin: origin_tick,
+        deadline: client
+            .max_execution_time
+            .map(|d| clock.after(origin_tick, d)),
         stop,
         measure_intended: client.measure_intended,
     };

@@ -3,12 +3,13 @@
 //! deadline is the next operation's intended start (for coordinated-omission
 //! corrected latency).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::Rng as _;
 
 use super::stop::StopFlag;
 use crate::generator::Rng;
+use crate::measure::{Clock, Tick};
 
 /// Longest single sleep, so a stop request is noticed promptly.
 const SLEEP_SLICE: Duration = Duration::from_millis(50);
@@ -16,41 +17,41 @@ const SLEEP_SLICE: Duration = Duration::from_millis(50);
 /// One thread's schedule.
 #[derive(Debug, Clone)]
 pub struct Throttle {
-    start: Instant,
+    start: Tick,
     tick_secs: f64,
 }
 
 impl Throttle {
     /// A schedule of `ops_per_sec` for one thread. Like YCSB, the thread first waits
     /// a random part of one tick so that threads do not fire in lockstep.
-    pub fn start(ops_per_sec: f64, rng: &mut Rng, stop: &StopFlag) -> Self {
+    pub fn start(ops_per_sec: f64, clock: &Clock, rng: &mut Rng, stop: &StopFlag) -> Self {
         let tick_secs = 1.0 / ops_per_sec;
-        let offset = Duration::from_secs_f64(tick_secs * rng.random_range(0.0..1.0));
-        sleep_until(Instant::now() + offset, stop);
+        let offset = tick_secs * rng.random_range(0.0..1.0);
+        sleep_until(clock, clock.after_secs(clock.now(), offset), stop);
         Self {
-            start: Instant::now(),
+            start: clock.now(),
             tick_secs,
         }
     }
 
     /// When the first operation is meant to start.
-    pub fn first(&self) -> Instant {
+    pub fn first(&self) -> Tick {
         self.start
     }
 
     /// The intended start of the operation after `done` operations.
-    pub fn deadline(&self, done: u64) -> Instant {
-        self.start + Duration::from_secs_f64(self.tick_secs * done as f64)
+    pub fn deadline(&self, clock: &Clock, done: u64) -> Tick {
+        clock.after_secs(self.start, self.tick_secs * done as f64)
     }
 }
 
 /// Sleeps until `deadline` or until a stop is requested.
-pub fn sleep_until(deadline: Instant, stop: &StopFlag) {
+pub fn sleep_until(clock: &Clock, deadline: Tick, stop: &StopFlag) {
     loop {
-        let now = Instant::now();
+        let now = clock.now();
         if now >= deadline || stop.is_set() {
             return;
         }
-        std::thread::sleep((deadline - now).min(SLEEP_SLICE));
+        std::thread::sleep(clock.duration_between(now, deadline).min(SLEEP_SLICE));
     }
 }

@@ -1,16 +1,14 @@
 //! One client thread: opens a session, runs its share of the phase, and hands
 //! its measurements to the collector.
 
-use std::sync::mpsc::Sender;
-use std::time::Instant;
-
 use super::measured_session::MeasuredSession;
 use super::stop::StopFlag;
 use super::throttle::{sleep_until, Throttle};
 use crate::generator::thread_rng;
-use crate::measure::{Interval, Recorder};
+use crate::measure::{Clock, Interval, Recorder, Tick};
 use crate::target::TargetDriver;
 use crate::workload::{CoreWorkload, Phase};
+use std::sync::mpsc::Sender;
 
 /// One thread's share of the phase.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,8 +26,9 @@ pub struct WorkerContext<'a> {
     pub workload: &'a CoreWorkload,
     pub driver: &'a dyn TargetDriver,
     pub phase: Phase,
-    pub origin: Instant,
-    pub deadline: Option<Instant>,
+    pub clock: &'a Clock,
+    pub origin: Tick,
+    pub deadline: Option<Tick>,
     pub stop: &'a StopFlag,
     pub measure_intended: bool,
 }
@@ -45,7 +44,7 @@ pub struct WorkerOutcome {
 
 /// Runs one thread's plan; always sends the recorder's final interval.
 pub fn run(plan: WorkerPlan, ctx: &WorkerContext<'_>, sink: Sender<Interval>) -> WorkerOutcome {
-    let recorder = Recorder::new(plan.thread, ctx.origin, sink);
+    let recorder = Recorder::new(plan.thread, ctx.clock.clone(), ctx.origin, sink);
     let session = match ctx.driver.session() {
         Ok(session) => session,
         Err(e) => {
@@ -59,7 +58,7 @@ pub fn run(plan: WorkerPlan, ctx: &WorkerContext<'_>, sink: Sender<Interval>) ->
     let mut db = MeasuredSession::new(session, recorder);
     let mut work = ctx.workload.thread();
     let throttle = (plan.ops_per_sec > 0.0)
-        .then(|| Throttle::start(plan.ops_per_sec, &mut thread_rng(), ctx.stop));
+        .then(|| Throttle::start(plan.ops_per_sec, ctx.clock, &mut thread_rng(), ctx.stop));
     if let (Some(t), true) = (&throttle, ctx.measure_intended) {
         db.set_intended_start(Some(t.first()));
     }
@@ -86,8 +85,12 @@ pub fn run(plan: WorkerPlan, ctx: &WorkerContext<'_>, sink: Sender<Interval>) ->
             }
         }
         if let Some(t) = &throttle {
-            let next = t.deadline(done);
-            sleep_until(ctx.deadline.map_or(next, |d| d.min(next)), ctx.stop);
+            let next = t.deadline(ctx.clock, done);
+            sleep_until(
+                ctx.clock,
+                ctx.deadline.map_or(next, |d| d.min(next)),
+                ctx.stop,
+            );
             if ctx.measure_intended {
                 db.set_intended_start(Some(next));
             }

@@ -273,7 +273,8 @@ fn summarise(second: u64, bucket: OpenSecond) -> SecondSummary {
 #[cfg(test)]
 mod tests {
     use std::sync::mpsc::channel;
-    use std::time::Instant;
+
+    use crate::measure::clock::Clock;
 
     use super::*;
     use crate::measure::recorder::Recorder;
@@ -281,21 +282,22 @@ mod tests {
     #[test]
     fn merges_threads_and_closes_seconds() {
         let (tx, rx) = channel();
-        let origin = Instant::now();
+        let clock = Clock::new();
+        let origin = clock.now();
         let mut collector = Collector::new(rx, 2);
         for thread in 0..2 {
-            let mut r = Recorder::new(thread, origin, tx.clone());
+            let mut r = Recorder::new(thread, clock.clone(), origin, tx.clone());
             for i in 0..10u64 {
-                let start = Instant::now();
-                let end = start + Duration::from_micros(i);
+                let start = clock.now();
+                let end = clock.after(start, Duration::from_micros(i));
                 r.record(Operation::Read, Status::Ok, start, end, None);
                 r.operation_done();
             }
             r.record(
                 Operation::Update,
                 Status::Error,
-                Instant::now(),
-                Instant::now(),
+                clock.now(),
+                clock.now(),
                 None,
             );
             r.operation_done();

@@ -7,6 +7,7 @@
 //! it sends an `Interval` over a channel → the phase's `Collector` merges →
 //! `Measurements` → `report` / `text` / `status_line`.
 
+pub mod clock;
 pub mod collector;
 pub mod histogram;
 pub mod operation;
@@ -15,6 +16,7 @@ pub mod report;
 pub mod status_line;
 pub mod text;
 
+pub use clock::{Clock, Tick};
 pub use collector::{Collector, Measurements, Received, SecondStats, SecondSummary};
 pub use operation::{Operation, Slot};
 pub use recorder::{Interval, Recorder};

@@ -7,8 +7,9 @@
 //! message per thread per second, and time series need no clock thread.
 
 use std::sync::mpsc::Sender;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::clock::{Clock, Tick};
 use super::histogram::{new_interval, IntervalHistogram};
 use super::operation::{Operation, Slot};
 use crate::target::Status;
@@ -38,9 +39,10 @@ pub struct Interval {
 /// Per-thread recorder; see the module documentation.
 pub struct Recorder {
     thread: usize,
-    origin: Instant,
+    clock: Clock,
+    origin: Tick,
     second: u64,
-    next_boundary: Instant,
+    next_boundary: Tick,
     operations: u64,
     actual: [Option<IntervalHistogram>; Slot::COUNT],
     intended: [Option<IntervalHistogram>; Slot::COUNT],
@@ -48,22 +50,16 @@ pub struct Recorder {
     sink: Sender<Interval>,
 }
 
-/// Whole microseconds in `d` (YCSB truncates nanoseconds the same way).
-#[inline]
-fn micros(d: Duration) -> u64 {
-    d.as_secs() * 1_000_000 + u64::from(d.subsec_micros())
-}
-
 impl Recorder {
     /// A recorder for thread `thread` of a phase that started at `origin`.
-    pub fn new(thread: usize, origin: Instant, sink: Sender<Interval>) -> Self {
-        let now = Instant::now();
-        let second = now.saturating_duration_since(origin).as_secs();
+    pub fn new(thread: usize, clock: Clock, origin: Tick, sink: Sender<Interval>) -> Self {
+        let second = clock.duration_between(origin, clock.now()).as_secs();
         Self {
+            next_boundary: clock.after(origin, Duration::from_secs(second + 1)),
             thread,
+            clock,
             origin,
             second,
-            next_boundary: origin + Duration::from_secs(second + 1),
             operations: 0,
             actual: std::array::from_fn(|_| None),
             intended: std::array::from_fn(|_| None),
@@ -79,9 +75,9 @@ impl Recorder {
         &mut self,
         op: Operation,
         status: Status,
-        start: Instant,
-        end: Instant,
-        intended: Option<Instant>,
+        start: Tick,
+        end: Tick,
+        intended: Option<Tick>,
     ) {
         if end >= self.next_boundary {
             self.roll_over(end);
@@ -93,11 +89,11 @@ impl Recorder {
         .index();
         self.actual[slot]
             .get_or_insert_with(new_interval)
-            .saturating_record(micros(end.saturating_duration_since(start)));
+            .saturating_record(self.clock.micros_between(start, end));
         if let Some(intended) = intended {
             self.intended[slot]
                 .get_or_insert_with(new_interval)
-                .saturating_record(micros(end.saturating_duration_since(intended)));
+                .saturating_record(self.clock.micros_between(intended, end));
         }
         self.returns[op.index()][status.index()] += 1;
     }
@@ -108,8 +104,13 @@ impl Recorder {
         self.operations += 1;
     }
 
+    /// The clock this recorder measures with.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
     /// Hands the current interval over if `now` is past its second (for idle threads).
-    pub fn tick(&mut self, now: Instant) {
+    pub fn tick(&mut self, now: Tick) {
         if now >= self.next_boundary {
             self.roll_over(now);
         }
@@ -121,10 +122,12 @@ impl Recorder {
     }
 
     #[cold]
-    fn roll_over(&mut self, now: Instant) {
+    fn roll_over(&mut self, now: Tick) {
         self.send(false);
-        self.second = now.saturating_duration_since(self.origin).as_secs();
-        self.next_boundary = self.origin + Duration::from_secs(self.second + 1);
+        self.second = self.clock.duration_between(self.origin, now).as_secs();
+        self.next_boundary = self
+            .clock
+            .after(self.origin, Duration::from_secs(self.second + 1));
     }
 
     fn send(&mut self, last: bool) {

@@ -2,7 +2,7 @@
 //! thread's part of it (`ThreadWorkload`), which chooses and issues operations.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::Rng as _;
 
@@ -257,10 +257,10 @@ impl ThreadWorkload<'_> {
         } else {
             &self.one_value
         };
-        let start = Instant::now();
+        let start = db.clock().now();
         let read = db.read(&shared.config.table, &self.key, fields, &mut self.read_out);
         let update = db.update(&shared.config.table, &self.key, values);
-        let end = Instant::now();
+        let end = db.clock().now();
         let status = if !read.is_ok() { read } else { update };
         db.record(Operation::ReadModifyWrite, status, start, end);
     }

@@ -44,23 +44,34 @@ pub fn field_names(config: &CoreConfig) -> Vec<String> {
 
 /// Fills `buf` with `len` random printable ASCII bytes (32–126).
 ///
-/// Hand-rolled for the hot path: four characters per 64-bit draw, each from 16
-/// random bits scaled onto 95 values (bias below 0.2%), instead of one
-/// range-checked draw per byte.
+/// Hand-rolled for the hot path (values are most of an update's cost): each
+/// 64-bit draw gives eight characters at once. The bytes are split into two
+/// sets of four 16-bit lanes, each lane multiplied by 95 and shifted down a
+/// byte (so it lands in [0, 95) without touching its neighbours), then the
+/// sets are merged and 32 added to every byte. Each character takes 2 or 3 of
+/// the 256 byte values (like YCSB's own generator, not exactly uniform).
 #[inline]
 pub fn fill_printable(rng: &mut Rng, buf: &mut Vec<u8>, len: usize) {
     buf.clear();
-    buf.reserve(len);
-    let mut remaining = len;
-    while remaining > 0 {
-        let mut bits = rng.next_u64();
-        for _ in 0..remaining.min(4) {
-            let char16 = (bits & 0xffff) as u32;
-            buf.push(32 + ((char16 * 95) >> 16) as u8);
-            bits >>= 16;
-        }
-        remaining = remaining.saturating_sub(4);
+    buf.resize(len, 0);
+    let mut chunks = buf.chunks_exact_mut(8);
+    for chunk in &mut chunks {
+        chunk.copy_from_slice(&printable8(rng.next_u64()));
     }
+    let rest = chunks.into_remainder();
+    let last = printable8(rng.next_u64());
+    rest.copy_from_slice(&last[..rest.len()]);
+}
+
+/// Eight random bytes onto eight printable characters (see `fill_printable`).
+#[inline(always)]
+fn printable8(bits: u64) -> [u8; 8] {
+    const LOW_BYTES: u64 = 0x00ff_00ff_00ff_00ff;
+    let even = (((bits & LOW_BYTES) * 95) >> 8) & LOW_BYTES;
+    let odd = ((((bits >> 8) & LOW_BYTES) * 95) >> 8) & LOW_BYTES;
+    (even | (odd << 8))
+        .wrapping_add(0x2020_2020_2020_2020)
+        .to_le_bytes()
 }
 
 #[cfg(test)]
