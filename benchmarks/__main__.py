@@ -44,6 +44,12 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
         action="store_true",
         help=f"run at {QUICK_SCALE:g}× the sizes (a smoke test; goals are not valid there)",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="rounds per benchmark, median reported (ycsb_null; default: %(default)s)",
+    )
     parser.add_argument("--engine", type=Path, help="the contio-engine binary (default: search)")
     return parser.parse_args(argv)
 
@@ -100,15 +106,20 @@ def main(argv: list[str] | None = None) -> int:
     except SetupError as exc:
         err.print(f"[bold red]set-up broken:[/bold red] {exc}", highlight=False)
         return 2
+    if args.repeat < 1:
+        err.print(f"--repeat must be at least 1, got {args.repeat}")
+        return 2
     scale = QUICK_SCALE if args.quick else 1.0
-    ctx = BenchContext(engine=engine, scale=scale, console=err)
+    ctx = BenchContext(engine=engine, scale=scale, console=err, repeat=args.repeat)
     reports: list[Report] = []
     for name in args.names or list(REGISTRY):
         err.print(f"[bold]== {name}[/bold]")
         report = _run_one(REGISTRY[name], ctx)
         if ctx.quick:
             report.notes.append(f"--quick: sizes at {scale:g}×; PASS/MISS is not meaningful here")
-        path = write_report(report, args.results, {"engine": str(engine), "scale": scale})
+        path = write_report(
+            report, args.results, {"engine": str(engine), "scale": scale, "repeat": ctx.repeat}
+        )
         print_report(report, out)
         out.print(f"  results: {path}", highlight=False)
         reports.append(report)

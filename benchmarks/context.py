@@ -30,6 +30,8 @@ class BenchContext:
     """1.0 = the sizes the goals are defined for; less for a quick look (not a valid result)."""
     console: Console
     """Progress goes to stderr through this console; tables to stdout."""
+    repeat: int = 1
+    """Rounds of measurements; a benchmark that supports it reports the median."""
 
     @property
     def quick(self) -> bool:

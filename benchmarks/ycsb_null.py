@@ -183,15 +183,30 @@ def _probe_contio(ctx: BenchContext) -> str | None:
 
 
 def _measure(ctx: BenchContext, report: Report, with_contio: bool, ops: int) -> None:
-    """Both tools at every thread count, alternating which goes first."""
-    for index, threads in enumerate(THREADS):
-        order = [_run_ycsb, _run_contio] if with_contio else [_run_ycsb]
-        if index % 2:
-            order.reverse()
-        for measure in order:
-            sample = measure(ctx, threads, ops)
-            report.samples.append(sample)
-            _describe(ctx, sample)
+    """Both tools at every thread count, alternating which goes first; ctx.repeat rounds."""
+    for round_number in range(ctx.repeat):
+        for index, threads in enumerate(THREADS):
+            order = [_run_ycsb, _run_contio] if with_contio else [_run_ycsb]
+            if (index + round_number) % 2:
+                order.reverse()
+            for measure in order:
+                sample = measure(ctx, threads, ops)
+                sample.metadata["round"] = round_number
+                report.samples.append(sample)
+                _describe(ctx, sample)
+
+
+def _median_samples(samples: list[Sample], tool: str) -> dict[int, Sample]:
+    """Per thread count, the sample with the median ops/s over the rounds (lower median)."""
+    by_threads: dict[int, list[Sample]] = {}
+    for sample in samples:
+        if sample.tool == tool:
+            by_threads.setdefault(int(sample.case.split("=")[1]), []).append(sample)
+    chosen = {}
+    for threads, group in by_threads.items():
+        ordered = sorted(group, key=lambda s: s.value)
+        chosen[threads] = ordered[(len(ordered) - 1) // 2]
+    return chosen
 
 
 def _partial_rows(samples: list[Sample]) -> list[Row]:
@@ -232,10 +247,12 @@ def run(ctx: BenchContext) -> Report:
     if report.broken:
         report.rows = _partial_rows(report.samples)
         return report
-    contio = {int(s.case.split("=")[1]): s for s in report.samples if s.tool == "contio"}
-    ycsb = {int(s.case.split("=")[1]): s for s in report.samples if s.tool == "ycsb"}
+    contio = _median_samples(report.samples, "contio")
+    ycsb = _median_samples(report.samples, "ycsb")
     report.rows = _rows(contio, ycsb)
     best = max(sample.value for sample in ycsb.values())
+    if ctx.repeat > 1:
+        report.notes.append(f"median of {ctx.repeat} interleaved rounds per cell")
     report.notes.append(
         f"YCSB at {THREADS[-1]} threads: {ycsb[THREADS[-1]].value / best:.2f}× its own best."
     )

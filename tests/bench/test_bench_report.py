@@ -2,7 +2,8 @@
 
 from benchmarks.__main__ import exit_code, main
 from benchmarks.fileio import DATA_FILE_SIZE, FIO_CASES, fio_job_text
-from benchmarks.report import Report, Row, judge_ratio
+from benchmarks.report import Report, Row, Sample, judge_ratio
+from benchmarks.ycsb_null import _median_samples
 
 
 def _report(**kwargs) -> Report:
@@ -39,3 +40,11 @@ def test_fio_jobs_split_the_file_into_disjoint_regions(tmp_path):
         assert int(options["offset_increment"]) == size
         assert size * int(options["numjobs"]) == DATA_FILE_SIZE
         assert options["invalidate"] == "0"
+
+
+def test_ycsb_null_reports_the_median_round():
+    samples = [
+        Sample("contio", "threads=1", "ops/s", value, "ops/s") for value in (5.0, 1.0, 9.0)
+    ] + [Sample("ycsb", "threads=1", "ops/s", 2.0, "ops/s")]
+    assert _median_samples(samples, "contio")[1].value == 5.0
+    assert _median_samples(samples, "ycsb")[1].value == 2.0
