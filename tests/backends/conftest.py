@@ -133,7 +133,7 @@ def gluster_processes(host_netns_only: bool = False) -> list[int]:
 def no_leaks(state_dir: Path) -> Iterator[HostSnapshot]:
     """Asserts after the test that it left no loop device, mount, namespace or gluster process."""
     need_root_and("losetup", "ip")
-    before = HostSnapshot.take()
+    before = HostSnapshot.take(host_processes_only=True)
     yield before
     before.assert_nothing_new()
 
@@ -164,3 +164,9 @@ def gluster_cluster(state_dir: Path) -> Iterator[str]:
 def run_contio():
     """The real `contio` command line, as a function of its arguments."""
     return contio_cli
+
+
+@pytest.fixture
+def host_snapshot():
+    """`HostSnapshot.take`, for tests that check leaks around a part of their work."""
+    return HostSnapshot.take

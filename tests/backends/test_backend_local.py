@@ -46,7 +46,7 @@ def test_loop_device_formatted_mounted_and_removed(fstype, state_dir, no_leaks):
         assert described["device"]["device"].startswith("/dev/loop")
         assert described["device"]["loop_backing_file"].startswith(str(state_dir))
         assert described["device"]["size_bytes"] == 512 * 1024**2
-    assert loop_device.attached_to(state_dir) == []
+    assert loop_device.attached_to(backend.workdir) == []
     assert not backend.workdir.exists()
 
 

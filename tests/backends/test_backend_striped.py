@@ -28,7 +28,7 @@ def test_btrfs_raid0_over_three_loop_devices(state_dir, no_leaks):
         assert described["btrfs_profiles"]["Metadata"] == "RAID0"
         assert described["mount"]["fstype"] == "btrfs"
         label = backend.instance
-    assert loop_device.attached_to(state_dir) == []
+    assert loop_device.attached_to(backend.workdir) == []
     shown = subprocess.run(
         ["btrfs", "filesystem", "show"], capture_output=True, text=True, check=True
     )

@@ -66,5 +66,11 @@ def mount(
     if not target.exists():
         target.mkdir(parents=True)
         journal.record("dir", path=str(target))
-    command.run(mount_argv(source, target, fstype, options))
+    # Recorded first: a crash right after mount(8) must still leave the mount undoable
+    # (undoing a mount that never happened is a no-op).
     journal.record("mount", target=str(target))
+    try:
+        command.run(mount_argv(source, target, fstype, options))
+    except BaseException:
+        journal.undo(journal.entries[-1])
+        raise

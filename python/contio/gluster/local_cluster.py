@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -329,6 +330,13 @@ def down(name: str) -> bool:
         LocalCluster.open(name).down()
     else:
         UndoJournal(root / "journal.json").undo_all()
+    # A crash between `losetup` and its journal entry leaves a loop device only the
+    # backing file's place identifies.
+    for device in loop_device.attached_to(root):
+        command.run(["umount", "-l", device], check=False)
+        command.run(["losetup", "--detach", device], check=False)
+    if root.exists() and not (root / "journal.json").exists():
+        shutil.rmtree(root, ignore_errors=True)
     if root.exists() and not any(root.iterdir()):
         root.rmdir()
     return True
