@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterable
 
 import docker
+import docker.errors
 
 from contio.images import registry
 from contio.images.recipe import BuildResult, existing_image
@@ -36,6 +37,21 @@ def _with_dependencies(names: Iterable[str]) -> list[str]:
     return ordered
 
 
+def _current_id(client: docker.DockerClient, tag: str) -> str | None:
+    try:
+        return client.images.get(tag).id
+    except docker.errors.ImageNotFound:
+        return None
+
+
+def _remove_if_unused(client: docker.DockerClient, image_id: str) -> None:
+    """Remove an image an updated recipe replaced, unless containers or other images use it."""
+    try:
+        client.images.remove(image_id, noprune=False)
+    except docker.errors.APIError as exc:  # 409 conflict: still in use; keep it
+        log.info("kept replaced image %s: %s", image_id[:19], exc)
+
+
 def build(
     client: docker.DockerClient,
     names: Iterable[str] | None = None,
@@ -60,8 +76,11 @@ def build(
         if image_id is None:
             if progress is not None:
                 progress(name)
+            replaced = _current_id(client, recipe.tag)
             image_labels = {labels.RECIPE_HASH: recipe_hash, labels.RECIPE_NAME: name}
             image_id = recipe.build_image(client, inputs, image_labels)
+            if replaced is not None and replaced != image_id:
+                _remove_if_unused(client, replaced)
         results.append(
             BuildResult(
                 name=name,
