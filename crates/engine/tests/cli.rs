@@ -1,0 +1,310 @@
+//! The real `contio-engine` binary: exit codes, error messages, the JSON
+//! document, the YCSB text, throttling, and interrupts.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const ENGINE: &str = env!("CARGO_BIN_EXE_contio-engine");
+
+fn workload(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/contio/workloads")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn engine(args: &[&str]) -> Output {
+    Command::new(ENGINE)
+        .args(args)
+        .output()
+        .expect("engine runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh directory for one test's outputs.
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("contio-engine-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn misspelt_property_exits_2_and_names_the_closest() {
+    let dir = scratch("misspelt");
+    let json = dir.join("out.json");
+    let o = engine(&[
+        "run",
+        "null",
+        "-P",
+        &workload("workloada"),
+        "-p",
+        "readproportoin=0.5",
+        "-json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("'readproportoin'") && err.contains("did you mean 'readproportion'"),
+        "{err}"
+    );
+    assert!(!json.exists(), "nothing ran, so no result is written");
+}
+
+#[test]
+fn bad_values_missing_files_and_unknown_targets_exit_2() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["run", "null", "-p", "requestdistribution=zipf"],
+            "requestdistribution",
+        ),
+        (&["run", "null", "-p", "recordcount=lots"], "recordcount"),
+        (
+            &["run", "null", "-P", "/nonexistent/workloadz"],
+            "/nonexistent/workloadz",
+        ),
+        (&["run", "nosuchdb"], "nosuchdb"),
+        (&["run", "null", "-p", "null.anything=1"], "null.anything"),
+    ];
+    for (args, named) in cases {
+        let o = engine(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(named), "{args:?}: {}", stderr(&o));
+    }
+    let o = engine(&["run", "null", "-thread", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("-threads"), "{}", stderr(&o));
+}
+
+#[test]
+fn json_document_has_the_documented_fields() {
+    let dir = scratch("json");
+    let json = dir.join("run.json");
+    let o = engine(&[
+        "run",
+        "null",
+        "-P",
+        &workload("workloadf"),
+        "-p",
+        "operationcount=5000",
+        "-threads",
+        "2",
+        "-json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc = read_json(&json);
+    for field in [
+        "schema",
+        "engine_version",
+        "kind",
+        "phase",
+        "target",
+        "target_description",
+        "properties",
+        "threads",
+        "target_ops_per_sec",
+        "status",
+        "error",
+        "started_at",
+        "runtime_ms",
+        "operations",
+        "throughput_ops_per_sec",
+        "operations_by_type",
+        "intended_by_type",
+        "timeseries",
+    ] {
+        assert!(doc.get(field).is_some(), "missing {field}");
+    }
+    assert_eq!(doc["schema"], "contio.engine.result/1");
+    assert_eq!(doc["kind"], "ycsb");
+    assert_eq!(doc["phase"], "run");
+    assert_eq!(doc["status"], "ok");
+    assert_eq!(doc["threads"], 2);
+    assert_eq!(doc["operations"], 5000);
+    assert_eq!(doc["properties"]["readmodifywriteproportion"], "0.5");
+    assert!(doc["intended_by_type"].is_null(), "not throttled");
+    let by_type = &doc["operations_by_type"];
+    let rmw = &by_type["READ-MODIFY-WRITE"];
+    let read = &by_type["READ"];
+    // Every read-modify-write also reads, so READ counts both kinds of operation.
+    assert!(rmw["count"].as_u64().unwrap() > 1000);
+    assert_eq!(read["count"].as_u64().unwrap(), 5000);
+    assert_eq!(read["returns"]["OK"], read["count"]);
+    for key in ["min", "mean", "max", "p50", "p95", "p99", "p999"] {
+        assert!(read["latency_us"].get(key).is_some(), "latency_us.{key}");
+    }
+    assert!(read["histogram"].as_str().unwrap().starts_with("HISTF"));
+    let series = doc["timeseries"].as_array().unwrap();
+    assert!(!series.is_empty());
+    assert_eq!(series[0]["t"], 1);
+    let total: u64 = series.iter().map(|s| s["ops"].as_u64().unwrap()).sum();
+    assert_eq!(total, 5000);
+}
+
+#[test]
+fn ycsb_text_summary_has_the_documented_lines() {
+    let o = engine(&[
+        "run",
+        "null",
+        "-P",
+        &workload("workloada"),
+        "-p",
+        "operationcount=2000",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let mut sections: Vec<(String, String, String)> = Vec::new();
+    for line in text.lines() {
+        // Every line is "[SECTION], Name, value" with a numeric value.
+        let parts: Vec<&str> = line.splitn(3, ", ").collect();
+        assert_eq!(parts.len(), 3, "line {line:?}");
+        assert!(
+            parts[0].starts_with('[') && parts[0].ends_with(']'),
+            "line {line:?}"
+        );
+        assert!(parts[2].parse::<f64>().is_ok(), "value of {line:?}");
+        sections.push((
+            parts[0].to_string(),
+            parts[1].to_string(),
+            parts[2].to_string(),
+        ));
+    }
+    let has = |s: &str, n: &str| sections.iter().any(|(a, b, _)| a == s && b == n);
+    assert!(has("[OVERALL]", "RunTime(ms)") && has("[OVERALL]", "Throughput(ops/sec)"));
+    for op in ["[READ]", "[UPDATE]"] {
+        for name in [
+            "Operations",
+            "AverageLatency(us)",
+            "MinLatency(us)",
+            "MaxLatency(us)",
+            "95thPercentileLatency(us)",
+            "99thPercentileLatency(us)",
+            "Return=OK",
+        ] {
+            assert!(has(op, name), "{op} {name}");
+        }
+    }
+    let ops: u64 = sections
+        .iter()
+        .filter(|(s, n, _)| (s == "[READ]" || s == "[UPDATE]") && n == "Operations")
+        .map(|(_, _, v)| v.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(ops, 2000);
+}
+
+#[test]
+fn throttled_run_reports_intended_latency() {
+    let dir = scratch("throttle");
+    let json = dir.join("run.json");
+    let o = engine(&[
+        "run",
+        "null",
+        "-P",
+        &workload("workloadb"),
+        "-p",
+        "operationcount=400",
+        "-threads",
+        "2",
+        "-target",
+        "2000",
+        "-json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("[Intended-READ], Operations, "), "{text}");
+    let doc = read_json(&json);
+    assert_eq!(doc["target_ops_per_sec"], 2000);
+    let intended = &doc["intended_by_type"]["READ"];
+    assert_eq!(
+        intended["count"],
+        doc["operations_by_type"]["READ"]["count"]
+    );
+    assert!(
+        intended["latency_us"]["max"].as_u64().unwrap()
+            >= doc["operations_by_type"]["READ"]["latency_us"]["min"]
+                .as_u64()
+                .unwrap()
+    );
+}
+
+#[test]
+fn interrupt_keeps_what_was_measured() {
+    let dir = scratch("interrupt");
+    let json = dir.join("run.json");
+    let mut child = Command::new(ENGINE)
+        .args([
+            "run",
+            "null",
+            "-P",
+            &workload("workloada"),
+            "-p",
+            "operationcount=0",
+            "-p",
+            "maxexecutiontime=120",
+            "-p",
+            "status.interval=1",
+            "-s",
+            "-json",
+            json.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first status line: operations are being measured.
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let first_status = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l.contains(" sec: ") && l.contains("operations;"));
+    assert!(first_status.is_some(), "no status line");
+    let pid = i32::try_from(child.id()).unwrap();
+    // SAFETY: kill(2) on our own child's pid with a valid signal number.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "interrupted is exit code 1: {rest:?}"
+    );
+    let doc = read_json(&json);
+    assert_eq!(doc["status"], "interrupted");
+    assert!(doc["operations"].as_u64().unwrap() > 0);
+    assert!(doc["operations_by_type"]["READ"]["count"].as_u64().unwrap() > 0);
+    assert!(!doc["timeseries"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn load_phase_and_targets_and_version() {
+    let o = engine(&[
+        "load",
+        "null",
+        "-P",
+        &workload("workloadc"),
+        "-threads",
+        "3",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("[INSERT], Operations, 1000"));
+    let o = engine(&["targets"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("null"));
+    let o = engine(&["--version"]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("contio-engine "));
+}
