@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from contio.errors import RuntimeUnavailableError
-from contio.runtime.docker_engine import SETUP_SCRIPT, connect, engine_reachable, ensure_engine
+from contio.runtime.docker_engine import (
+    SETUP_SCRIPT,
+    connect,
+    engine_reachable,
+    ensure_engine,
+    resolve_runtime,
+)
 
 pytestmark = pytest.mark.docker
 
@@ -53,3 +59,14 @@ def test_unreachable_engine_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tm
     # Without permission to start one, ensure_engine says so instead of starting dockerd.
     with pytest.raises(RuntimeUnavailableError, match="runtime: process"):
         ensure_engine(start=False)
+
+
+def test_runtime_choice_follows_the_engine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    assert resolve_runtime("docker") == "docker"
+    assert resolve_runtime(None) == "docker"  # an engine answers here
+    assert resolve_runtime("process") == "process"
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-such-docker.sock")
+    # No engine answers at DOCKER_HOST: the default falls back to local processes ...
+    assert resolve_runtime(None) == "process"
+    with pytest.raises(ValueError, match="allowed: docker, process"):
+        resolve_runtime("podman")

@@ -63,3 +63,21 @@ def ensure_engine(start: bool = True) -> docker.DockerClient:
                 f"{result.returncode}):\n{result.stderr.strip()}"
             )
     return connect()
+
+
+def resolve_runtime(demanded: str | None) -> str:
+    """The runtime to use: "docker" or "process".
+
+    `demanded` is the spec's `runtime` ("docker", "process" or None for the default).
+    "docker" starts an engine when needed and raises RuntimeUnavailableError when none
+    can be had, before anything runs; None picks Docker only when an engine already
+    answers, so the local-process runtime stays the default on hosts without one.
+    """
+    if demanded == "process":
+        return "process"
+    if demanded == "docker":
+        ensure_engine().close()
+        return "docker"
+    if demanded is not None:
+        raise ValueError(f"unknown runtime {demanded!r}; allowed: docker, process")
+    return "docker" if engine_reachable() else "process"
