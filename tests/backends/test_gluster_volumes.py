@@ -73,3 +73,24 @@ def test_cluster_status_and_bad_cli_options(gluster_cluster, run_contio):
     assert "--nodes" in bad.stderr and "greater than or equal to 3" in bad.stderr
     again = run_contio("cluster", "up", "--name", gluster_cluster, "--subnet", "10.215.0.0/24")
     assert again.returncode == 1 and "already exists" in again.stderr
+
+
+def test_backend_builds_and_removes_its_own_cluster_when_none_is_up(
+    gluster_cluster, no_leaks, host_snapshot
+):
+    # (gluster_cluster: only to skip where glusterd cannot run; this test builds its own)
+    before = host_snapshot()
+    backend = registry.create(
+        "gluster",
+        {"volume_type": "dispersed", "cluster": "ctauto", "disks_per_node": 1,
+         "disk_size": "512MiB", "subnet": "10.218.0.0/24"},
+    )  # fmt: skip
+    with backend:
+        described = backend.describe()
+        assert described["cluster"]["name"] == "ctauto"
+        assert described["volume_info"]["type"] == "Disperse"
+        location = backend.data_location("db")
+        (location.path / "f").write_bytes(b"own cluster")
+        assert (location.path / "f").read_bytes() == b"own cluster"
+    before.assert_nothing_new()
+    assert not LocalCluster.exists("ctauto")

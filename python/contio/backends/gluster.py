@@ -47,6 +47,7 @@ class GlusterOptions(BackendOptions):
     nodes: int = Field(3, ge=3, le=16)
     disks_per_node: int = Field(2, ge=1, le=8)
     disk_size: str = "2GiB"
+    subnet: str = "10.213.0.0/24"
     inventory: Path | None = None
 
     @field_validator("mount_options")
@@ -61,11 +62,15 @@ class GlusterOptions(BackendOptions):
     def _layout(self) -> GlusterOptions:
         self.layout()  # raises ValueError naming the count that does not fit
         if self.inventory is None:
-            LocalClusterConfig(
-                name=self.cluster, nodes=self.nodes,
-                disks_per_node=self.disks_per_node, disk_size=self.disk_size,
-            )  # fmt: skip
+            self.cluster_config()
         return self
+
+    def cluster_config(self) -> LocalClusterConfig:
+        """The local cluster to build when `cluster` is not up."""
+        return LocalClusterConfig(
+            name=self.cluster, nodes=self.nodes, disks_per_node=self.disks_per_node,
+            disk_size=self.disk_size, subnet=self.subnet,
+        )  # fmt: skip
 
     def layout(self) -> VolumeLayout:
         """The volume type and counts."""
@@ -121,12 +126,8 @@ class GlusterBackend(StorageBackend):
         name = self.options.cluster
         if LocalCluster.exists(name):
             return LocalCluster.open(name)
-        config = LocalClusterConfig(
-            name=name, nodes=self.options.nodes,
-            disks_per_node=self.options.disks_per_node, disk_size=self.options.disk_size,
-        )  # fmt: skip
         self.journal.record("gluster-cluster", name=name)
-        return LocalCluster.up(config)
+        return LocalCluster.up(self.options.cluster_config())
 
     def _mount_volume(self) -> None:
         assert self.cluster is not None
