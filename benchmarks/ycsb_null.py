@@ -253,6 +253,12 @@ def run(ctx: BenchContext) -> Report:
     best = max(sample.value for sample in ycsb.values())
     if ctx.repeat > 1:
         report.notes.append(f"median of {ctx.repeat} interleaved rounds per cell")
+    per_cpu = {t: s.metadata["operations"] / s.metadata["cpu_seconds"] for t, s in contio.items()}
+    report.notes.append(
+        f"contio at {THREADS[-1]} threads in ops per CPU-second: "
+        f"{per_cpu[THREADS[-1]] / max(per_cpu.values()):.2f}× its best (what the scaling "
+        "goal looks like with the machine's load taken out)"
+    )
     report.notes.append(
         f"YCSB at {THREADS[-1]} threads: {ycsb[THREADS[-1]].value / best:.2f}× its own best."
     )
