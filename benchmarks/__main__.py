@@ -112,18 +112,36 @@ def main(argv: list[str] | None = None) -> int:
     scale = QUICK_SCALE if args.quick else 1.0
     ctx = BenchContext(engine=engine, scale=scale, console=err, repeat=args.repeat)
     reports: list[Report] = []
+    try:
+        _run_all(args, ctx, reports, out, err)
+    except KeyboardInterrupt:
+        # The running child was killed and reaped by run_child; the benchmarks that
+        # finished before are already written.
+        err.print(f"interrupted; finished benchmarks are saved in {args.results}")
+        return 130
+    return exit_code(reports)
+
+
+def _run_all(
+    args: argparse.Namespace,
+    ctx: BenchContext,
+    reports: list[Report],
+    out: Console,
+    err: Console,
+) -> None:
+    """Runs the chosen benchmarks in order, writing and printing each as it ends."""
     for name in args.names or list(REGISTRY):
         err.print(f"[bold]== {name}[/bold]")
         report = _run_one(REGISTRY[name], ctx)
         if ctx.quick:
-            report.notes.append(f"--quick: sizes at {scale:g}×; PASS/MISS is not meaningful here")
-        path = write_report(
-            report, args.results, {"engine": str(engine), "scale": scale, "repeat": ctx.repeat}
-        )
+            report.notes.append(
+                f"--quick: sizes at {ctx.scale:g}×; PASS/MISS is not meaningful here"
+            )
+        extra = {"engine": str(ctx.engine), "scale": ctx.scale, "repeat": ctx.repeat}
+        path = write_report(report, args.results, extra)
         print_report(report, out)
         out.print(f"  results: {path}", highlight=False)
         reports.append(report)
-    return exit_code(reports)
 
 
 if __name__ == "__main__":
