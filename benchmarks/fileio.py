@@ -113,7 +113,13 @@ def _fio_peer(ctx: BenchContext, job: Path, case: FioCase) -> Sample:
         metric="IOPS",
         value=fio_read_iops(child.stdout),
         unit="IOPS",
-        metadata={"argv": child.argv, "load_before": child.load_before},
+        metadata={
+            "argv": child.argv,
+            "load_before": child.load_before,
+            "cpu_seconds": child.cpu_seconds,
+            "wall_seconds": child.wall_seconds,
+            "max_rss_kib": child.max_rss_kib,
+        },
     )
 
 
@@ -128,6 +134,8 @@ def _fio_contio(ctx: BenchContext, job: Path, case: FioCase) -> Sample:
         metadata={
             "argv": run.child.argv,
             "load_before": run.child.load_before,
+            "cpu_seconds": run.child.cpu_seconds,
+            "wall_seconds": run.child.wall_seconds,
             "max_rss_kib": run.child.max_rss_kib,
         },
     )
