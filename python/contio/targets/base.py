@@ -17,6 +17,7 @@ from enum import Enum
 from pathlib import Path
 from typing import ClassVar
 
+import docker.errors
 from docker.models.containers import Container
 
 from contio.errors import TargetNotReadyError
@@ -167,7 +168,11 @@ def exec_in(
     container: Container, argv: list[str], env: dict[str, str] | None = None
 ) -> ProbeResult:
     """Run `argv` in `container`; ready when it exits 0. Output goes in `detail`."""
-    code, output = container.exec_run(argv, environment=env)
+    try:
+        code, output = container.exec_run(argv, environment=env)
+    except docker.errors.APIError as exc:
+        # The container stopped between the status check and the exec.
+        return ProbeResult(False, f"exec failed: {exc.explanation or exc}")
     text = (output or b"").decode(errors="replace").strip()
     return ProbeResult(code == 0, text[-500:])
 

@@ -10,6 +10,7 @@ from docker.models.containers import Container
 from pymongo import MongoClient
 from pymongo.errors import CollectionInvalid, PyMongoError
 
+from contio.errors import RuntimeUnavailableError
 from contio.images import ferretdb as image
 from contio.runtime.docker import published_port
 from contio.targets.base import (
@@ -48,7 +49,8 @@ class FerretdbTarget(DatabaseTarget):
         try:
             with self.client(container) as client:
                 client.admin.command("ping")
-        except PyMongoError as exc:
+        except (PyMongoError, RuntimeUnavailableError) as exc:
+            # RuntimeUnavailableError: the container stopped and its port went with it.
             return ProbeResult(False, str(exc)[:300])
         return ProbeResult(True, "ping ok")
 
