@@ -15,7 +15,7 @@ from docker.models.containers import Container
 from contio.errors import TargetNotReadyError
 from contio.images.build import build
 from contio.runtime import labels
-from contio.runtime.docker import DockerRuntime
+from contio.runtime.docker import ContainerSpec, DataMount, DockerRuntime
 from contio.runtime.docker_engine import ensure_engine
 from contio.targets import registry
 from contio.targets.base import CacheMode, DatabaseTarget, TargetOptions, run_in
@@ -146,7 +146,25 @@ def test_data_can_live_on_a_named_volume(runtime: DockerRuntime, client):
     assert [m["Name"] for m in mounts] == [f"contio-{runtime.experiment}-redis-data"]
 
 
-def _volume(runtime: DockerRuntime):
-    from contio.runtime.docker import DataMount
-
+def _volume(runtime: DockerRuntime) -> DataMount:
     return DataMount(target="/data", volume=runtime.volume("bad").name)
+
+
+def test_a_client_container_reaches_the_server_by_name(runtime: DockerRuntime, client):
+    # What an engine client container does: connect over the experiment's network.
+    target = registry.target("redis")
+    build(client, [target.recipe])
+    server = target.start(runtime, "server", TargetOptions(), volume="server-data")
+    target.wait_ready(server, timeout_s=60)
+    host, port = target.address(server)
+    probe = runtime.run(
+        ContainerSpec(
+            name="client",
+            image=target.image,
+            role="client",
+            entrypoint=["redis-cli", "-h", host, "-p", str(port)],
+            command=["PING"],
+        )
+    )
+    assert probe.wait(timeout=60)["StatusCode"] == 0
+    assert probe.logs().strip() == b"PONG"

@@ -99,6 +99,14 @@ class DatabaseTarget(ABC):
     def create_schema(self, container: Container) -> None:
         """Create the YCSB table, keyspace or collection (idempotent)."""
 
+    def address(self, container: Container) -> tuple[str, int]:
+        """Where clients on the experiment's network reach the server: (container name, port).
+
+        Docker's embedded DNS resolves container names on user-defined networks, so an
+        engine container on the same network connects without knowing any IP address.
+        """
+        return container.name, int(self.port.split("/")[0])
+
     def container_spec(self, name: str, data: DataMount, options: TargetOptions) -> ContainerSpec:
         """What to run for one server with its data at `data`."""
         return ContainerSpec(
