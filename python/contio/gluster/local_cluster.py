@@ -236,7 +236,8 @@ class LocalCluster:
             "unshare", "--mount", "--propagation", "private", "--",
             sys.executable, "-m", "contio.gluster.node_boot", node.dir,
         ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        # The same contio the caller runs (a source tree or an installed package).
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         with open(Path(node.dir) / "glusterd.out", "ab") as out:
             # A new session: glusterd outlives `contio cluster up` and ignores its ^C.
             subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
