@@ -10,7 +10,7 @@ use std::sync::mpsc::Sender;
 use std::time::Duration;
 
 use super::clock::{Clock, Tick};
-use super::histogram::{new_interval, IntervalHistogram};
+use super::histogram::{new_interval, record_interval, IntervalHistogram};
 use super::operation::{Operation, Slot};
 use crate::target::Status;
 
@@ -87,13 +87,11 @@ impl Recorder {
             failed: !status.is_ok(),
         }
         .index();
-        self.actual[slot]
-            .get_or_insert_with(new_interval)
-            .saturating_record(self.clock.micros_between(start, end));
+        let micros = self.clock.micros_between(start, end);
+        record_interval(self.actual[slot].get_or_insert_with(new_interval), micros);
         if let Some(intended) = intended {
-            self.intended[slot]
-                .get_or_insert_with(new_interval)
-                .saturating_record(self.clock.micros_between(intended, end));
+            let micros = self.clock.micros_between(intended, end);
+            record_interval(self.intended[slot].get_or_insert_with(new_interval), micros);
         }
         self.returns[op.index()][status.index()] += 1;
     }
