@@ -7,10 +7,10 @@ import uuid
 import docker
 import pytest
 
-from contio.errors import UsageError
+from contio.errors import ImageBuildError, UsageError
 from contio.images import registry
 from contio.images.build import build
-from contio.images.recipe import BuildResult, Recipe, existing_image
+from contio.images.recipe import BuildResult, Recipe, existing_image, require_program
 from contio.runtime import labels
 
 pytestmark = pytest.mark.docker
@@ -101,3 +101,9 @@ def test_changed_recipe_is_rebuilt(docker_client: docker.DockerClient, first_bui
 def test_unknown_image_name_lists_the_known_ones():
     with pytest.raises(UsageError, match="known images: debian"):
         registry.recipe("no-such-image")
+
+
+def test_missing_build_tool_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ImageBuildError, match="`go` not found on PATH; it is needed to build"):
+        require_program("go", "to build FerretDB from the Go module proxy")

@@ -16,7 +16,7 @@ from pathlib import Path
 import docker
 
 from contio.errors import ImageBuildError
-from contio.images.recipe import Input, Recipe, build_log_path, cache_root
+from contio.images.recipe import Input, Recipe, build_log_path, cache_root, require_program
 from contio.images.registry import register
 
 SUITE = "bookworm"
@@ -90,6 +90,7 @@ class DebianBase(Recipe):
 
 
 def _debootstrap(rootfs: Path) -> None:
+    require_program("debootstrap", "to make the Debian base image")
     log_path = build_log_path("debian")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from contio.errors import ImageBuildError
-from contio.images.recipe import Input, Recipe, build_log_path, cache_root
+from contio.images.recipe import Input, Recipe, build_log_path, cache_root, require_program
 from contio.images.registry import register
 
 VERSION = "5.0.9"
@@ -140,6 +140,7 @@ def fetch_jars() -> Path:
     jars = root / "jars"
     if (root / "complete").is_file():
         return jars
+    require_program("mvn", "to fetch Cassandra's jars from Maven Central")
     root.mkdir(parents=True, exist_ok=True)
     (root / "pom.xml").write_text(POM)
     log_path = build_log_path("cassandra-maven")

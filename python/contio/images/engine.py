@@ -7,12 +7,13 @@ a source tree (an installed wheel), the installed engine is used when it is stat
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
 from contio.engine import ENGINE_NAME, find_engine
 from contio.errors import ImageBuildError
-from contio.images.recipe import Input, Recipe, build_log_path, cache_root
+from contio.images.recipe import Input, Recipe, build_log_path, cache_root, require_program
 from contio.images.registry import register
 
 MUSL = "x86_64-unknown-linux-musl"
@@ -39,13 +40,13 @@ def source_tree() -> Path | None:
 
 def is_static(binary: Path) -> bool:
     """Whether an ELF binary has no program interpreter (so it runs FROM scratch)."""
+    if shutil.which("readelf") is None:
+        # Without binutils, look for the program interpreter's path in the first page.
+        return b"/lib64/ld-linux" not in binary.read_bytes()[:4096]
     result = subprocess.run(
         ["readelf", "--program-headers", str(binary)], capture_output=True, text=True, check=False
     )
-    if result.returncode != 0:
-        # Without readelf, look for the interpreter path in the bytes instead.
-        return b"/lib64/ld-linux" not in binary.read_bytes()[:4096]
-    return "INTERP" not in result.stdout
+    return result.returncode == 0 and "INTERP" not in result.stdout
 
 
 def _cargo(root: Path, target: str, rustflags: str | None) -> subprocess.CompletedProcess[str]:
@@ -59,6 +60,7 @@ def _cargo(root: Path, target: str, rustflags: str | None) -> subprocess.Complet
 
 def build_static_engine(root: Path) -> Path:
     """Build the static engine from `root` and return its path."""
+    require_program("cargo", "to build the static engine for contio/engine")
     target_dir = Path(os.environ.get("CARGO_TARGET_DIR", cache_root() / "target"))
     result = _cargo(root, MUSL, None)
     target = MUSL

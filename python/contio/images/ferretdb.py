@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from contio.errors import ImageBuildError
-from contio.images.recipe import Input, Recipe, build_log_path, cache_root
+from contio.images.recipe import Input, Recipe, build_log_path, cache_root, require_program
 from contio.images.registry import register
 
 VERSION = "v1.24.0"
@@ -41,6 +41,7 @@ def build_ferretdb() -> Path:
     binary = root / "bin" / "ferretdb"
     if (root / "complete").is_file() and binary.is_file():
         return binary
+    require_program("go", "to build FerretDB from the Go module proxy")
     source = root / "src"
     source.mkdir(parents=True, exist_ok=True)
     (source / "go.mod").write_text(GO_MOD)

@@ -37,6 +37,12 @@ def cache_root() -> Path:
     return Path(os.environ.get("CONTIO_CACHE", Path.home() / ".cache" / "contio"))
 
 
+def require_program(program: str, purpose: str) -> None:
+    """Raise ImageBuildError naming `program` and what needs it, when it is not on PATH."""
+    if shutil.which(program) is None:
+        raise ImageBuildError(f"`{program}` not found on PATH; it is needed {purpose}")
+
+
 def _hash_path(digest: hashlib._Hash, path: Path) -> None:
     if path.is_dir():
         for child in sorted(path.rglob("*")):
