@@ -308,3 +308,43 @@ fn load_phase_and_targets_and_version() {
     let o = engine(&["--version"]);
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("contio-engine "));
 }
+
+#[test]
+fn maxexecutiontime_ends_an_unlimited_run() {
+    let dir = scratch("maxtime");
+    let json = dir.join("run.json");
+    let o = engine(&[
+        "run",
+        "null",
+        "-P",
+        &workload("workloadc"),
+        "-p",
+        "operationcount=0",
+        "-p",
+        "maxexecutiontime=1",
+        "-json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc = read_json(&json);
+    assert_eq!(doc["status"], "ok");
+    assert!(doc["operations"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn json_to_stdout_moves_the_text_to_stderr() {
+    let o = engine(&[
+        "run",
+        "null",
+        "-P",
+        &workload("workloadb"),
+        "-p",
+        "operationcount=100",
+        "-json",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).expect("stdout is one JSON document");
+    assert_eq!(doc["operations"], 100);
+    assert!(stderr(&o).contains("[OVERALL], RunTime(ms), "));
+}

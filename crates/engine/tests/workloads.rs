@@ -224,3 +224,84 @@ fn run_phase_inserts_extend_the_key_space() {
     expected.sort();
     assert_eq!(got, expected);
 }
+
+/// A target that remembers the keys read and inserted, in order.
+#[derive(Default)]
+struct AccessLog {
+    log: Arc<Mutex<Vec<(bool, String)>>>,
+}
+
+struct AccessLogSession {
+    log: Arc<Mutex<Vec<(bool, String)>>>,
+}
+
+impl TargetDriver for AccessLog {
+    fn session(&self) -> Result<Box<dyn Session>, TargetError> {
+        Ok(Box::new(AccessLogSession {
+            log: Arc::clone(&self.log),
+        }))
+    }
+}
+
+impl Session for AccessLogSession {
+    fn read(&mut self, _: &str, key: &str, _: Option<&[String]>, _: &mut Record) -> Status {
+        self.log.lock().unwrap().push((false, key.to_string()));
+        Status::Ok
+    }
+    fn scan(
+        &mut self,
+        _: &str,
+        _: &str,
+        _: usize,
+        _: Option<&[String]>,
+        _: &mut Vec<(String, Record)>,
+    ) -> Status {
+        Status::Ok
+    }
+    fn update(&mut self, _: &str, _: &str, _: &Record) -> Status {
+        Status::Ok
+    }
+    fn insert(&mut self, _: &str, key: &str, _: &Record) -> Status {
+        self.log.lock().unwrap().push((true, key.to_string()));
+        Status::Ok
+    }
+    fn delete(&mut self, _: &str, _: &str) -> Status {
+        Status::Ok
+    }
+}
+
+#[test]
+fn latest_reads_follow_run_phase_inserts_and_never_run_ahead() {
+    let mut p = load("workloadd");
+    p.set("recordcount", "1000");
+    p.set("operationcount", "20000");
+    let config = CoreConfig::from_properties(&p).unwrap();
+    let workload = CoreWorkload::new(config, Phase::Run).unwrap();
+    let client = ClientConfig::from_properties(&p, false).unwrap();
+    let target = AccessLog::default();
+    let outcome = run_phase(Phase::Run, &workload, &target, &client, &StopFlag::new());
+    assert_eq!(outcome.status, PhaseStatus::Ok);
+    let namer = KeyNamer::new(false, 1);
+    let number_of: HashMap<String, u64> = (0..3000).map(|n| (namer.name(n), n)).collect();
+    let log = target.log.lock().unwrap();
+    let mut newest = 999u64;
+    let mut reads_of_new_keys = 0;
+    for (is_insert, key) in log.iter() {
+        let n = number_of[key];
+        if *is_insert {
+            newest = newest.max(n);
+        } else {
+            assert!(
+                n <= newest,
+                "read key {n} before it was inserted (newest {newest})"
+            );
+            reads_of_new_keys += usize::from(n >= 1000);
+        }
+    }
+    assert!(newest > 1000, "inserts happened");
+    // `latest` favours the newest keys, so many reads go to keys inserted during the run.
+    assert!(
+        reads_of_new_keys > 1000,
+        "only {reads_of_new_keys} reads of inserted keys"
+    );
+}

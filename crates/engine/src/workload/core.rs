@@ -13,7 +13,7 @@ use super::operation_chooser::{CoreOperation, OperationChooser};
 use super::properties::CoreConfig;
 use crate::client::MeasuredSession;
 use crate::error::PropertyError;
-use crate::generator::{thread_rng, AcknowledgedCounter, Counter, Rng};
+use crate::generator::{thread_rng, AcknowledgedCounter, Counter, Rng, Uniform};
 use crate::measure::Operation;
 use crate::target::Record;
 
@@ -78,7 +78,13 @@ impl CoreWorkload {
             field_names: field_names(&config),
             namer: KeyNamer::new(config.ordered_inserts, config.zero_padding),
             load_keys: Counter::new(config.insert_start),
-            key_chooser: KeyChooser::new(&config, loaded_last),
+            // The load phase chooses no keys; a `latest` or zipfian chooser would
+            // compute ζ over the key space for nothing.
+            key_chooser: if phase == Phase::Run {
+                KeyChooser::new(&config, loaded_last)
+            } else {
+                KeyChooser::Uniform(Uniform::new(config.insert_start, config.insert_start))
+            },
             limit,
             operations,
             config,

@@ -167,6 +167,28 @@ fn weight(p: &Properties, key: &str, default: f64) -> Result<f64, PropertyError>
     Ok(v)
 }
 
+/// Most fields per record (each is allocated once per client thread).
+pub const MAX_FIELD_COUNT: u64 = 65_536;
+/// Longest field value, bytes (values are built in memory).
+pub const MAX_FIELD_LENGTH: u64 = 16 << 20;
+/// Longest scan (a zipfian scan length computes ζ over this many items at start).
+pub const MAX_SCAN_LENGTH: u64 = 10_000_000;
+
+fn between(
+    p: &Properties,
+    key: &str,
+    default: u64,
+    min: u64,
+    max: u64,
+) -> Result<u64, PropertyError> {
+    let expected = format!("an integer from {min} to {max}");
+    let v: u64 = p.parse_or(key, default, &expected)?;
+    if v < min || v > max {
+        return Err(bad(key, v, &expected));
+    }
+    Ok(v)
+}
+
 fn at_least(p: &Properties, key: &str, default: u64, min: u64) -> Result<u64, PropertyError> {
     let expected = format!("an integer >= {min}");
     let v: u64 = p.parse_or(key, default, &expected)?;
@@ -213,7 +235,7 @@ impl CoreConfig {
                 ),
             });
         }
-        let field_length = at_least(p, "fieldlength", 100, 1)?;
+        let field_length = between(p, "fieldlength", 100, 1, MAX_FIELD_LENGTH)?;
         let min_field_length = at_least(p, "minfieldlength", 1, 1)?;
         let field_length_distribution = length_distribution(
             p,
@@ -231,7 +253,7 @@ impl CoreConfig {
             ));
         }
         let min_scan_length = at_least(p, "minscanlength", 1, 1)?;
-        let max_scan_length = at_least(p, "maxscanlength", 1000, 1)?;
+        let max_scan_length = between(p, "maxscanlength", 1000, 1, MAX_SCAN_LENGTH)?;
         if min_scan_length > max_scan_length {
             return Err(bad(
                 "minscanlength",
@@ -276,7 +298,7 @@ impl CoreConfig {
             operation_count: p.parse_or("operationcount", 0, "a non-negative integer")?,
             insert_start,
             insert_count,
-            field_count: at_least(p, "fieldcount", 10, 1)? as usize,
+            field_count: between(p, "fieldcount", 10, 1, MAX_FIELD_COUNT)? as usize,
             field_name_prefix: p.get("fieldnameprefix").unwrap_or("field").to_string(),
             field_length,
             min_field_length,
