@@ -69,3 +69,12 @@ def fio_read_iops(text: str) -> float:
         return float(sum(job["read"]["iops"] for job in document["jobs"]))
     except (ValueError, KeyError, TypeError) as exc:
         raise SetupError(f"cannot read fio's JSON output: {exc}") from exc
+
+
+def fio_read_total_ios(text: str) -> int:
+    """Read I/Os completed over all jobs of a `fio --output-format=json` run (ramp excluded)."""
+    try:
+        document = json.loads(text[text.index("{") :])
+        return int(sum(job["read"]["total_ios"] for job in document["jobs"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SetupError(f"cannot read fio's JSON output: {exc}") from exc

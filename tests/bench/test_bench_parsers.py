@@ -7,6 +7,7 @@ import pytest
 from benchmarks.errors import SetupError
 from benchmarks.parsers import (
     fio_read_iops,
+    fio_read_total_ios,
     parse_sysbench_fileio,
     parse_ycsb_summary,
     ycsb_throughput,
@@ -47,6 +48,7 @@ def test_fio_json_read_iops_sums_jobs():
     assert fio_read_iops(text) == pytest.approx(45985.007496)
     # fio may print warnings before the JSON document.
     assert fio_read_iops("fio: warning\n" + text) == pytest.approx(45985.007496)
+    assert fio_read_total_ios(text) == 92016
 
 
 def test_fio_garbage_is_a_setup_error():
