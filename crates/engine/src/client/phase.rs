@@ -7,8 +7,7 @@ use std::time::{Duration, Instant, SystemTime};
 use super::config::ClientConfig;
 use super::stop::StopFlag;
 use super::worker::{self, WorkerContext, WorkerOutcome};
-use crate::measure::status_line::{self, StatusInput};
-use crate::measure::{Clock, Collector, Measurements, Operation, Received};
+use crate::measure::{Clock, Collector, Measurements, Operation};
 use crate::target::TargetDriver;
 use crate::workload::{CoreWorkload, Phase};
 
@@ -114,7 +113,8 @@ pub fn run_phase(
             }
         }
         drop(sink);
-        collect(&mut collector, client, origin, total);
+        let status_every = client.show_status.then_some(client.status_interval);
+        collector.run_until_done(status_every, origin, total);
         for (i, handle) in handles.into_iter().enumerate() {
             outcomes.push(handle.join().unwrap_or_else(|_| WorkerOutcome {
                 error: Some(format!("client thread {i} panicked")),
@@ -133,50 +133,6 @@ pub fn run_phase(
         status,
         error,
     }
-}
-
-/// Merges intervals until every thread is done, printing status lines if asked.
-fn collect(collector: &mut Collector, client: &ClientConfig, origin: Instant, planned: u64) {
-    let mut last_status = origin;
-    let mut next_status = origin + client.status_interval;
-    loop {
-        let wait = if client.show_status {
-            next_status.saturating_duration_since(Instant::now())
-        } else {
-            Duration::from_secs(1)
-        };
-        let done = collector.receive(wait) == Received::Done;
-        let now = Instant::now();
-        if client.show_status && (done || now >= next_status) {
-            print_status(collector, origin, last_status, now, planned);
-            last_status = now;
-            while next_status <= now {
-                next_status += client.status_interval;
-            }
-        }
-        if done {
-            return;
-        }
-    }
-}
-
-fn print_status(
-    collector: &mut Collector,
-    origin: Instant,
-    last: Instant,
-    now: Instant,
-    planned: u64,
-) {
-    let window = collector.take_window();
-    let line = status_line::format(&StatusInput {
-        now: SystemTime::now(),
-        elapsed: now - origin,
-        total_operations: collector.operations(),
-        planned_operations: planned,
-        window_duration: now - last,
-        window: &window,
-    });
-    eprintln!("{line}");
 }
 
 fn judge(

@@ -7,13 +7,14 @@
 
 use std::collections::BTreeMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
 use super::histogram::{add_interval, new_total, IntervalHistogram, TotalHistogram};
 use super::operation::{Operation, Slot};
 use super::recorder::{Interval, ReturnCounts};
+use super::status_line::{self, StatusInput};
 use crate::target::Status;
 
 /// One operation type's figures in one second of the time series.
@@ -225,6 +226,52 @@ impl Collector {
             self.measurements.timeseries.push(summarise(s, bucket));
             self.closed_through += 1;
         }
+    }
+
+    /// Merges intervals until every recorder is done. With `status_every`, prints a
+    /// status line (stderr, YCSB's format) at that period and once at the end;
+    /// `origin` is the phase start and `planned` its operation count (0 = unknown).
+    pub fn run_until_done(
+        &mut self,
+        status_every: Option<Duration>,
+        origin: Instant,
+        planned: u64,
+    ) {
+        let mut last_status = origin;
+        let mut next_status = origin + status_every.unwrap_or_default();
+        loop {
+            let wait = match status_every {
+                Some(_) => next_status.saturating_duration_since(Instant::now()),
+                None => Duration::from_secs(1),
+            };
+            let done = self.receive(wait) == Received::Done;
+            let now = Instant::now();
+            if let Some(period) = status_every {
+                if done || now >= next_status {
+                    self.print_status(origin, last_status, now, planned);
+                    last_status = now;
+                    while next_status <= now {
+                        next_status += period;
+                    }
+                }
+            }
+            if done {
+                return;
+            }
+        }
+    }
+
+    fn print_status(&mut self, origin: Instant, last: Instant, now: Instant, planned: u64) {
+        let window = self.take_window();
+        let line = status_line::format(&StatusInput {
+            now: SystemTime::now(),
+            elapsed: now - origin,
+            total_operations: self.operations(),
+            planned_operations: planned,
+            window_duration: now - last,
+            window: &window,
+        });
+        eprintln!("{line}");
     }
 
     /// Closes every second and returns the phase's measurements.

@@ -6,6 +6,17 @@
 //! Flow: each client thread owns a `Recorder` → at its own second boundaries
 //! it sends an `Interval` over a channel → the phase's `Collector` merges →
 //! `Measurements` → `report` / `text` / `status_line`.
+//!
+//! Measuring another kind of workload (file I/O, …):
+//! 1. `let clock = Clock::new(); let origin = clock.now();` and
+//!    `let (tx, rx) = std::sync::mpsc::channel(); let mut collector = Collector::new(rx, threads);`
+//! 2. each thread: `let mut rec = Recorder::new(i, clock.clone(), origin, tx.clone());`
+//!    per call `let s = clock.now(); …; let e = clock.now();`
+//!    `rec.record(Operation::Write, Status::Ok, s, e, intended_start);` then
+//!    `rec.operation_done();` once per workload operation; `rec.finish()` at the end;
+//! 3. main thread: `drop(tx); collector.run_until_done(status_period, started, planned);`
+//!    `let m = collector.finish();` then `crate::result::ResultDocument::new(facts, &m)`
+//!    (set its `io`) and `text::render(runtime_ms, throughput, &m, &percentiles)`.
 
 pub mod clock;
 pub mod collector;
