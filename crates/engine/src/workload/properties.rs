@@ -1,85 +1,11 @@
-//! The core workload's properties: every known name, defaults, parsing and
-//! validation (YCSB 0.17 `CoreWorkload` and `Client` semantics).
-//!
-//! Unlike YCSB, an unknown name is an error that names the closest known one,
-//! and properties YCSB knows but contio does not use are accepted with a
-//! warning, so YCSB workload files run unchanged.
+//! The core workload's properties: defaults, parsing and validation (YCSB 0.17
+//! `CoreWorkload` semantics). The known names are in `property_names`.
 
 use std::time::Duration;
 
+pub use super::property_names::{is_known, known, NO_EFFECT, USED};
 use crate::error::PropertyError;
 use crate::properties::Properties;
-
-/// Every core property contio acts on.
-pub const USED: &[&str] = &[
-    "recordcount",
-    "operationcount",
-    "maxexecutiontime",
-    "threadcount",
-    "target",
-    "status.interval",
-    "insertstart",
-    "insertcount",
-    "table",
-    "fieldcount",
-    "fieldnameprefix",
-    "fieldlength",
-    "minfieldlength",
-    "fieldlengthdistribution",
-    "readallfields",
-    "writeallfields",
-    "readproportion",
-    "updateproportion",
-    "insertproportion",
-    "scanproportion",
-    "readmodifywriteproportion",
-    "requestdistribution",
-    "zeropadding",
-    "insertorder",
-    "hotspotdatafraction",
-    "hotspotopnfraction",
-    "minscanlength",
-    "maxscanlength",
-    "scanlengthdistribution",
-    "exponential.percentile",
-    "exponential.frac",
-    "core_workload_insertion_retry_limit",
-    "core_workload_insertion_retry_interval",
-    "measurementtype",
-    "measurement.interval",
-    "hdrhistogram.percentiles",
-    "workload",
-    "dataintegrity",
-];
-
-/// Properties YCSB knows that have no effect in contio (accepted with a warning).
-pub const NO_EFFECT: &[&str] = &[
-    "db",
-    "exporter",
-    "exportfile",
-    "dotransactions",
-    "measurement.trackjvm",
-    "measurement.raw.output_file",
-    "measurement.raw.no_summary",
-    "hdrhistogram.fileoutput",
-    "hdrhistogram.output.path",
-    "histogram.buckets",
-    "timeseries.granularity",
-    "reportlatencyforeacherror",
-    "latencytrackederrors",
-    "readallfieldsbyname",
-    "fieldlengthhistogram",
-];
-
-/// Every known core property name.
-pub fn known() -> impl Iterator<Item = &'static str> {
-    USED.iter().chain(NO_EFFECT).copied()
-}
-
-/// True when `key` is a known core property.
-pub fn is_known(key: &str) -> bool {
-    known().any(|k| k == key)
-}
 
 /// `requestdistribution`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -350,84 +276,6 @@ impl CoreConfig {
     pub fn proportions_total(&self) -> f64 {
         let p = &self.proportions;
         p.read + p.update + p.insert + p.scan + p.read_modify_write
-    }
-}
-
-impl CoreConfig {
-    /// The value in effect of every core workload property (defaults included),
-    /// for the result document.
-    pub fn effective(&self) -> Vec<(&'static str, String)> {
-        let length = |d: LengthDistribution| match d {
-            LengthDistribution::Constant => "constant",
-            LengthDistribution::Uniform => "uniform",
-            LengthDistribution::Zipfian => "zipfian",
-        };
-        let request = match self.request_distribution {
-            RequestDistribution::Uniform => "uniform",
-            RequestDistribution::Zipfian => "zipfian",
-            RequestDistribution::Latest => "latest",
-            RequestDistribution::Hotspot => "hotspot",
-            RequestDistribution::Sequential => "sequential",
-            RequestDistribution::Exponential => "exponential",
-        };
-        let p = &self.proportions;
-        vec![
-            ("table", self.table.clone()),
-            ("recordcount", self.record_count.to_string()),
-            ("operationcount", self.operation_count.to_string()),
-            ("insertstart", self.insert_start.to_string()),
-            ("insertcount", self.insert_count.to_string()),
-            ("fieldcount", self.field_count.to_string()),
-            ("fieldnameprefix", self.field_name_prefix.clone()),
-            ("fieldlength", self.field_length.to_string()),
-            ("minfieldlength", self.min_field_length.to_string()),
-            (
-                "fieldlengthdistribution",
-                length(self.field_length_distribution).to_string(),
-            ),
-            ("readallfields", self.read_all_fields.to_string()),
-            ("writeallfields", self.write_all_fields.to_string()),
-            ("readproportion", p.read.to_string()),
-            ("updateproportion", p.update.to_string()),
-            ("insertproportion", p.insert.to_string()),
-            ("scanproportion", p.scan.to_string()),
-            ("readmodifywriteproportion", p.read_modify_write.to_string()),
-            ("requestdistribution", request.to_string()),
-            ("zeropadding", self.zero_padding.to_string()),
-            (
-                "insertorder",
-                if self.ordered_inserts {
-                    "ordered"
-                } else {
-                    "hashed"
-                }
-                .to_string(),
-            ),
-            (
-                "hotspotdatafraction",
-                self.hotspot_data_fraction.to_string(),
-            ),
-            ("hotspotopnfraction", self.hotspot_opn_fraction.to_string()),
-            ("minscanlength", self.min_scan_length.to_string()),
-            ("maxscanlength", self.max_scan_length.to_string()),
-            (
-                "scanlengthdistribution",
-                length(self.scan_length_distribution).to_string(),
-            ),
-            (
-                "exponential.percentile",
-                self.exponential_percentile.to_string(),
-            ),
-            ("exponential.frac", self.exponential_frac.to_string()),
-            (
-                "core_workload_insertion_retry_limit",
-                self.insertion_retry_limit.to_string(),
-            ),
-            (
-                "core_workload_insertion_retry_interval",
-                self.insertion_retry_interval.as_secs().to_string(),
-            ),
-        ]
     }
 }
 

@@ -1,0 +1,76 @@
+//! Every property name the engine knows (YCSB 0.17 `CoreWorkload` and `Client`).
+//!
+//! Unlike YCSB, an unknown name is an error that names the closest known one,
+//! and properties YCSB knows but contio does not use are accepted with a
+//! warning, so YCSB workload files run unchanged.
+
+/// Every core property contio acts on.
+pub const USED: &[&str] = &[
+    "recordcount",
+    "operationcount",
+    "maxexecutiontime",
+    "threadcount",
+    "target",
+    "status.interval",
+    "insertstart",
+    "insertcount",
+    "table",
+    "fieldcount",
+    "fieldnameprefix",
+    "fieldlength",
+    "minfieldlength",
+    "fieldlengthdistribution",
+    "readallfields",
+    "writeallfields",
+    "readproportion",
+    "updateproportion",
+    "insertproportion",
+    "scanproportion",
+    "readmodifywriteproportion",
+    "requestdistribution",
+    "zeropadding",
+    "insertorder",
+    "hotspotdatafraction",
+    "hotspotopnfraction",
+    "minscanlength",
+    "maxscanlength",
+    "scanlengthdistribution",
+    "exponential.percentile",
+    "exponential.frac",
+    "core_workload_insertion_retry_limit",
+    "core_workload_insertion_retry_interval",
+    "measurementtype",
+    "measurement.interval",
+    "hdrhistogram.percentiles",
+    "workload",
+    "dataintegrity",
+];
+
+/// Properties YCSB knows that have no effect in contio (accepted with a warning).
+pub const NO_EFFECT: &[&str] = &[
+    "db",
+    "exporter",
+    "exportfile",
+    "dotransactions",
+    "measurement.trackjvm",
+    "measurement.raw.output_file",
+    "measurement.raw.no_summary",
+    "hdrhistogram.fileoutput",
+    "hdrhistogram.output.path",
+    "histogram.buckets",
+    "timeseries.granularity",
+    "reportlatencyforeacherror",
+    "latencytrackederrors",
+    "readallfieldsbyname",
+    "fieldlengthhistogram",
+];
+
+/// Every known core property name.
+pub fn known() -> impl Iterator<Item = &'static str> {
+    USED.iter().chain(NO_EFFECT).copied()
+}
+
+/// True when `key` is a known core property.
+pub fn is_known(key: &str) -> bool {
+    known().any(|k| k == key)
+}
