@@ -23,7 +23,12 @@ from benchmarks.child import run_checked
 from benchmarks.context import BenchContext, require_tool
 from benchmarks.engine_run import engine_accepts, run_engine
 from benchmarks.loopfs import loop_xfs
-from benchmarks.parsers import fio_read_iops, fio_read_total_ios, parse_sysbench_fileio
+from benchmarks.parsers import (
+    SysbenchRates,
+    fio_read_iops,
+    fio_read_total_ios,
+    parse_sysbench_fileio,
+)
 from benchmarks.report import Report, Row, Sample, judge_ratio
 
 NAME = "fileio"
@@ -192,22 +197,29 @@ def _measure_fio(ctx: BenchContext, report: Report, mount: Path, with_contio: bo
     return rows
 
 
-def _sysbench_rates_contio(ctx: BenchContext, directory: Path, seconds: int) -> tuple[float, float]:
-    args = [
-        "sysbench",
-        "fileio",
-        *SYSBENCH_OPTIONS,
-        f"--time={seconds}",
-        f"--file-dir={directory}",
-        "run",
-    ]
-    document = run_engine(ctx, args).document
+def _flush(directory: Path) -> None:
+    """Writes back the file system's dirty pages, so a run does not pay for the one before."""
+    run_checked(["sync", "-f", str(directory)])
+
+
+def _sysbench_peer(directory: Path, seconds: int) -> SysbenchRates:
+    sysbench = str(require_tool("sysbench"))
+    child = run_checked(
+        [sysbench, "fileio", *SYSBENCH_OPTIONS, f"--time={seconds}", "run"], cwd=directory
+    )
+    return parse_sysbench_fileio(child.stdout)
+
+
+def _sysbench_contio(ctx: BenchContext, directory: Path, seconds: int) -> SysbenchRates:
+    args = ["sysbench", "fileio", *SYSBENCH_OPTIONS, f"--time={seconds}"]
+    document = run_engine(ctx, [*args, f"--file-dir={directory}", "run"]).document
     elapsed = float(document["runtime_ms"]) / 1000
     by_type = document.get("operations_by_type", {})
-    return (
-        by_type.get("READ", {}).get("count", 0) / elapsed,
-        by_type.get("WRITE", {}).get("count", 0) / elapsed,
-    )
+
+    def rate(operation: str) -> float:
+        return by_type.get(operation, {}).get("count", 0) / elapsed
+
+    return SysbenchRates(rate("READ"), rate("WRITE"), rate("FSYNC"))
 
 
 def _measure_sysbench(
@@ -217,50 +229,49 @@ def _measure_sysbench(
     directory = mount / "sysbench"
     directory.mkdir()
     seconds = ctx.scaled(SYSBENCH_SECONDS, minimum=2)
-    run_checked([sysbench, "fileio", "--file-total-size=1G", "prepare"], cwd=directory)
-    peer_run = run_checked(
-        [sysbench, "fileio", *SYSBENCH_OPTIONS, f"--time={seconds}", "run"], cwd=directory
-    )
-    peer = parse_sysbench_fileio(peer_run.stdout)
     label = f"sysbench fileio rndrw 1G sync, {seconds} s"
-    meta = {"argv": peer_run.argv, "load_before": peer_run.load_before}
-    report.samples += [
-        Sample("sysbench", label, "reads/s", peer.reads_per_sec, "reads/s", meta),
-        Sample("sysbench", label, "writes/s", peer.writes_per_sec, "writes/s", meta),
-    ]
-    ctx.progress(
-        f"sysbench rndrw: sysbench {peer.reads_per_sec:,.0f} reads/s "
-        f"{peer.writes_per_sec:,.0f} writes/s"
-    )
-    reads = writes = None
-    if with_contio:
-        reads, writes = _sysbench_rates_contio(ctx, directory, seconds)
-        ctx.progress(f"sysbench rndrw: contio {reads:,.0f} reads/s {writes:,.0f} writes/s")
-        report.samples += [
-            Sample("contio", label, "reads/s", reads, "reads/s"),
-            Sample("contio", label, "writes/s", writes, "writes/s"),
-        ]
+    run_checked([sysbench, "fileio", "--file-total-size=1G", "prepare"], cwd=directory)
+    measured: dict[str, SysbenchRates] = {}
+    for tool in ("sysbench", "contio") if with_contio else ("sysbench",):
+        # Without this, the first run would also write back what prepare left dirty.
+        _flush(directory)
+        if tool == "sysbench":
+            rates = _sysbench_peer(directory, seconds)
+        else:
+            rates = _sysbench_contio(ctx, directory, seconds)
+        measured[tool] = rates
+        ctx.progress(
+            f"sysbench rndrw: {tool} {rates.reads_per_sec:,.0f} reads/s "
+            f"{rates.writes_per_sec:,.0f} writes/s {rates.fsyncs_per_sec:,.0f} fsyncs/s"
+        )
+        for metric, value in (
+            ("reads/s", rates.reads_per_sec),
+            ("writes/s", rates.writes_per_sec),
+            ("fsyncs/s", rates.fsyncs_per_sec),
+        ):
+            report.samples.append(Sample(tool, label, metric, value, metric))
     run_checked([sysbench, "fileio", "--file-total-size=1G", "cleanup"], cwd=directory)
-    return [
-        Row(
-            case=label,
-            metric="reads/s",
-            unit="reads/s",
-            contio=reads,
-            peer=peer.reads_per_sec,
-            goal="ratio ≥ 0.95",
-            passed=judge_ratio(reads, peer.reads_per_sec, 0.95),
-        ),
-        Row(
-            case=label,
-            metric="writes/s",
-            unit="writes/s",
-            contio=writes,
-            peer=peer.writes_per_sec,
-            goal="ratio ≥ 0.95",
-            passed=judge_ratio(writes, peer.writes_per_sec, 0.95),
-        ),
-    ]
+    ours, theirs = measured.get("contio"), measured["sysbench"]
+    rows = []
+    for metric, attribute, goal in (
+        ("reads/s", "reads_per_sec", 0.95),
+        ("writes/s", "writes_per_sec", 0.95),
+        ("fsyncs/s", "fsyncs_per_sec", None),
+    ):
+        contio = getattr(ours, attribute) if ours else None
+        peer = getattr(theirs, attribute)
+        rows.append(
+            Row(
+                case=label,
+                metric=metric,
+                unit=metric,
+                contio=contio,
+                peer=peer,
+                goal="" if goal is None else f"ratio ≥ {goal:g}",
+                passed=None if goal is None else judge_ratio(contio, peer, goal),
+            )
+        )
+    return rows
 
 
 def run(ctx: BenchContext) -> Report:

@@ -12,7 +12,7 @@ def format_value(value: float | None, unit: str) -> str:
     """A number with a readable magnitude: 3.92 M ops/s, 48.1 MiB."""
     if value is None:
         return "—"
-    if unit in ("ops/s", "IOPS", "reads/s", "writes/s"):
+    if unit in ("ops/s", "IOPS", "reads/s", "writes/s", "fsyncs/s"):
         if value >= 1e6:
             return f"{value / 1e6:.2f} M"
         if value >= 1e3:
