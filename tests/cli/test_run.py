@@ -1,0 +1,184 @@
+"""`contio run` end to end: the real CLI process, the real engine, real files and signals."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from contio.engine_result import read_result
+from contio.parsers.ycsb_text import parse_ycsb_text
+from contio.stats import mean
+
+
+def contio(*args: str | Path, **kwargs) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "contio", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
+
+
+def run_contio(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    proc = contio(*args)
+    out, err = proc.communicate(timeout=600)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def write_spec(tmp_path: Path, **fields: str) -> Path:
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    spec = {
+        "name": "tiny",
+        "targets": "[null]",
+        "workloads": "[workloada]",
+        "threads": "[1, 2]",
+        "repetitions": "2",
+        "backend": f"{{type: local-dir, path: {data}}}",
+        "properties": "{recordcount: 200, operationcount: 2000}",
+    } | fields
+    path = tmp_path / "spec.yaml"
+    path.write_text("".join(f"{k}: {v}\n" for k, v in spec.items()))
+    return path
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as src:
+        return list(csv.DictReader(src))
+
+
+def only_folder(results: Path) -> Path:
+    [folder] = list(results.iterdir())
+    return folder
+
+
+def test_a_tiny_spec_runs_end_to_end(tmp_path, engine):
+    spec = write_spec(tmp_path)
+    done = run_contio("run", spec, "--results-dir", tmp_path / "results")
+    assert done.returncode == 0, done.stderr
+    folder = only_folder(tmp_path / "results")
+    assert re.fullmatch(r"tiny-\d{8}T\d{6}Z", folder.name)
+    assert f"results: {folder}" in done.stdout
+    assert "workloada" in done.stdout and "± 95% CI" in done.stdout
+
+    assert (folder / "spec.yaml").read_text() == spec.read_text()
+    assert json.loads((folder / "backend.json").read_text())["base"] == str(tmp_path / "data")
+    assert json.loads((folder / "host.json").read_text())["engine_version"]
+
+    phases = rows(folder / "repetitions.csv")
+    assert [(r["phase"], r["threads"], r["repetition"]) for r in phases] == [
+        ("load", "1", "1"),
+        ("run", "1", "1"),
+        ("run", "2", "1"),
+        ("load", "1", "2"),
+        ("run", "1", "2"),
+        ("run", "2", "2"),
+    ]
+    assert {r["status"] for r in phases} == {"ok"}
+    assert all(int(r["operations"]) == (200 if r["phase"] == "load" else 2000) for r in phases)
+
+    summary = rows(folder / "summary.csv")
+    assert [(r["threads"], r["repetitions"]) for r in summary] == [("1", "2"), ("2", "2")]
+    one_thread = [float(r["throughput_ops_per_sec"]) for r in phases[1::3] + phases[4::3]][:2]
+    assert float(summary[0]["throughput_ops_per_sec_mean"]) == pytest.approx(mean(one_thread))
+
+    # Nothing of the data directories is left.
+    assert list((tmp_path / "data").iterdir()) == []
+
+
+def test_the_engines_text_output_parses_and_agrees_with_its_json(tmp_path, engine):
+    done = run_contio("run", write_spec(tmp_path), "--results-dir", tmp_path / "results")
+    assert done.returncode == 0, done.stderr
+    raw = only_folder(tmp_path / "results") / "raw" / "null-workloada" / "rep1"
+    result = read_result(raw / "run-t2.json")
+    text = parse_ycsb_text((raw / "run-t2.txt").read_text())
+    assert text.throughput_ops_per_sec == pytest.approx(result.throughput_ops_per_sec, rel=1e-3)
+    for name, stats in result.operations_by_type.items():
+        assert text.operations[name].operations == stats.count
+        assert text.operations[name].returns == stats.returns
+        assert text.operations[name].latency_us["p99"] == stats.latency_us.p99
+
+
+@pytest.mark.parametrize("target", ["lsm", "btree"])
+def test_embedded_targets_keep_their_data_in_the_backend(tmp_path, engine, engine_targets, target):
+    if not re.search(rf"^\s*{target}\b", engine_targets, re.MULTILINE):
+        pytest.skip(f"this engine has no {target} target yet")
+    spec = write_spec(tmp_path, targets=f"[{target}]", threads="[2]")
+    done = run_contio("run", spec, "--results-dir", tmp_path / "results")
+    assert done.returncode == 0, done.stderr
+    raw = only_folder(tmp_path / "results") / "raw" / f"{target}-workloada"
+    result = read_result(raw / "rep1" / "run-t2.json")
+    assert result.status == "ok" and result.operations == 2000
+    assert result.properties[f"{target}.dir"].startswith(str(tmp_path / "data"))
+    assert list((tmp_path / "data").iterdir()) == []
+
+
+def test_a_bad_spec_exits_2_naming_the_field(tmp_path):
+    done = run_contio(
+        "run", write_spec(tmp_path, targets="[null, lsmm]"), "--results-dir", tmp_path / "results"
+    )
+    assert done.returncode == 2
+    assert "targets[1]: 'lsmm' is not a known target; allowed: null, lsm, btree" in done.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_misspelt_engine_property_exits_2_before_anything_runs(tmp_path, engine):
+    spec = write_spec(tmp_path, properties="{readproportoin: 0.5}")
+    done = run_contio("run", spec, "--results-dir", tmp_path / "results")
+    assert done.returncode == 2
+    assert "readproportoin" in done.stderr
+    assert not (tmp_path / "results").exists()
+    assert list((tmp_path / "data").iterdir()) == []
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_an_interrupted_run_keeps_completed_results_and_leaves_nothing(tmp_path, engine):
+    # A run phase far longer than the test: only the interrupt ends it.
+    spec = write_spec(
+        tmp_path,
+        threads="[1]",
+        repetitions="3",
+        properties="{recordcount: 200, operationcount: 2000000000, maxexecutiontime: 600}",
+    )
+    results = tmp_path / "results"
+    proc = contio("run", spec, "--results-dir", results)
+    first_result = None
+    deadline = time.monotonic() + 120
+    while first_result is None and proc.poll() is None and time.monotonic() < deadline:
+        found = list(results.glob("*/repetitions.csv"))
+        first_result = found[0] if found else None
+        time.sleep(0.05)  # polling for the file, not guessing a duration
+    assert first_result is not None, proc.stderr.read() if proc.stderr else ""
+    children = _children_of(proc.pid)
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert "interrupted" in err
+    kept = rows(first_result)
+    assert kept and kept[0]["phase"] == "load" and kept[0]["status"] == "ok"
+    assert read_result(first_result.parent / kept[0]["raw_json"]).operations == 200
+    for child in children:
+        assert not Path(f"/proc/{child}").exists(), f"child {child} outlived contio"
+    assert list((tmp_path / "data").iterdir()) == []

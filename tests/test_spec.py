@@ -1,0 +1,137 @@
+"""Spec validation: unknown keys, bad levels and reserved properties name their field."""
+
+from pathlib import Path
+
+import pytest
+
+from contio.errors import InvalidSpecError, UsageError
+from contio.spec import parse_spec_text, read_default_spec, read_spec_file
+from contio.workloads import packaged_workloads
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def workload_file(tmp_path: Path) -> Path:
+    path = tmp_path / "mine.properties"
+    path.write_text("readproportion=1\nrequestdistribution=uniform\n")
+    return path
+
+
+def spec_text(**overrides: str) -> str:
+    fields = {
+        "name": "tiny",
+        "targets": "[null]",
+        "workloads": "[./mine.properties]",
+        "threads": "[1, 2]",
+        "repetitions": "2",
+    } | overrides
+    return "".join(f"{k}: {v}\n" for k, v in fields.items() if v is not None)
+
+
+def problems(text: str, base: Path) -> list[str]:
+    with pytest.raises(InvalidSpecError) as info:
+        parse_spec_text(text, "t.yaml", base)
+    return [str(p) for p in info.value.problems]
+
+
+def test_a_valid_spec(tmp_path, workload_file):
+    spec = parse_spec_text(
+        spec_text(properties="{recordcount: 10, readallfields: true}"), "t.yaml", tmp_path
+    )
+    assert spec.targets == ["null"]
+    assert spec.workloads[0].path == workload_file
+    assert spec.workloads[0].name == "mine.properties"
+    assert spec.threads == [1, 2]
+    assert spec.backend.type == "local-dir" and spec.runtime.type == "process"
+    assert spec.properties_for("null") == {"recordcount": "10", "readallfields": "true"}
+
+
+def test_unknown_top_level_key_lists_the_allowed_keys(tmp_path, workload_file):
+    [problem] = problems(spec_text(treads="[1]"), tmp_path)
+    assert problem.startswith("treads: unknown key; allowed keys here: name, description,")
+    assert "threads" in problem
+
+
+def test_unknown_nested_key_names_its_path(tmp_path, workload_file):
+    [problem] = problems(spec_text(backend="{type: local-dir, paht: /tmp}"), tmp_path)
+    assert problem == "backend.paht: unknown key; allowed keys here: type, path"
+
+
+def test_unknown_target_lists_the_known_ones(tmp_path, workload_file):
+    [problem] = problems(spec_text(targets="[lsm, lsmm]"), tmp_path)
+    assert problem == "targets[1]: 'lsmm' is not a known target; allowed: null, lsm, btree"
+
+
+def test_unknown_workload_lists_the_packaged_ones(tmp_path):
+    [problem] = problems(spec_text(workloads="[workloadz]"), tmp_path)
+    allowed = ", ".join(packaged_workloads())
+    assert problem == (
+        f"workloads[0]: 'workloadz' is not a known workload; allowed: {allowed}, "
+        "or a path to a workload file"
+    )
+
+
+def test_missing_workload_file_is_named(tmp_path):
+    [problem] = problems(spec_text(workloads="[./nope.properties]"), tmp_path)
+    assert problem.startswith("workloads[0]: workload file")
+    assert str(tmp_path / "nope.properties") in problem
+
+
+def test_bad_backend_type_lists_the_allowed(tmp_path, workload_file):
+    [problem] = problems(spec_text(backend="{type: nfs}"), tmp_path)
+    assert problem == "backend.type: 'nfs' is not allowed; allowed: local-dir"
+
+
+def test_backend_path_must_exist(tmp_path, workload_file):
+    [problem] = problems(spec_text(backend=f"{{path: {tmp_path / 'no'}}}"), tmp_path)
+    assert problem.startswith("backend.path:") and "not an existing directory" in problem
+
+
+def test_every_problem_is_reported(tmp_path, workload_file):
+    found = problems(spec_text(threads="[0, 4]", repetitions="0", name=None), tmp_path)
+    paths = [p.split(":")[0] for p in found]
+    assert paths == ["name", "threads[0]", "repetitions"]
+
+
+def test_a_level_listed_twice(tmp_path, workload_file):
+    assert problems(spec_text(threads="[1, 4, 4]"), tmp_path) == ["threads: 4 is listed twice"]
+    assert problems(spec_text(targets="[lsm, lsm]"), tmp_path) == ["targets: 'lsm' is listed twice"]
+
+
+def test_properties_contio_sets_itself_are_refused(tmp_path, workload_file):
+    [problem] = problems(spec_text(properties="{lsm.dir: /x}"), tmp_path)
+    assert problem == "properties: 'lsm.dir' is set by contio: the backend sets the data directory"
+    [problem] = problems(spec_text(properties="{threadcount: 4}"), tmp_path)
+    assert problem.startswith("properties: 'threadcount' is set by contio")
+
+
+def test_target_namespaced_properties_go_only_to_their_target(tmp_path, workload_file):
+    spec = parse_spec_text(
+        spec_text(targets="[lsm, btree]", properties="{lsm.cache_bytes: 0, fieldcount: 10}"),
+        "t.yaml",
+        tmp_path,
+    )
+    assert spec.properties_for("lsm") == {"lsm.cache_bytes": "0", "fieldcount": "10"}
+    assert spec.properties_for("btree") == {"fieldcount": "10"}
+
+
+def test_yaml_syntax_errors_and_non_mappings(tmp_path):
+    assert problems("name: [unclosed\n", tmp_path)[0].startswith("not valid YAML")
+    assert problems("- a list\n", tmp_path) == ["a spec is a mapping of keys to values"]
+
+
+def test_a_missing_spec_file_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError, match="cannot read spec"):
+        read_spec_file(tmp_path / "absent.yaml")
+
+
+def test_the_default_spec_is_valid_and_the_repo_copy_is_identical():
+    spec, text = read_default_spec()
+    assert spec.name == "default"
+    assert spec.targets == ["lsm", "btree"]
+    assert [w.name for w in spec.workloads] == ["workloada", "workloadb", "workloadc"]
+    assert spec.threads == [1, 4, 16] and spec.repetitions == 3
+    repo_copy = REPO / "experiments" / "default.yaml"
+    if repo_copy.exists():  # absent when testing an installed package outside the repo
+        assert repo_copy.read_text() == text
