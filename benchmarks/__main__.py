@@ -48,7 +48,7 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
         "--repeat",
         type=int,
         default=1,
-        help="rounds per benchmark, median reported (ycsb_null; default: %(default)s)",
+        help="rounds per measurement, median reported (ycsb_null, fileio; default: %(default)s)",
     )
     parser.add_argument("--engine", type=Path, help="the contio-engine binary (default: search)")
     return parser.parse_args(argv)

@@ -29,7 +29,7 @@ from benchmarks.parsers import (
     fio_read_total_ios,
     parse_sysbench_fileio,
 )
-from benchmarks.report import Report, Row, Sample, judge_ratio
+from benchmarks.report import Report, Row, Sample, judge_ratio, median_or_none
 
 NAME = "fileio"
 TITLE = "File I/O: contio-engine vs fio and sysbench (Debian)"
@@ -157,28 +157,31 @@ def _measure_fio(ctx: BenchContext, report: Report, mount: Path, with_contio: bo
             _warm_page_cache(data)
         job = mount / f"job{index}.fio"
         job.write_text(fio_job_text(case, data, ctx.scaled(FIO_SECONDS), FIO_RAMP_SECONDS))
-        runners: list[Callable[[BenchContext, Path, FioCase], Sample]] = [_fio_peer]
-        if with_contio:
-            runners = [_fio_contio, _fio_peer] if index % 2 else [_fio_peer, _fio_contio]
-        values: dict[str, float] = {}
-        per_cpu: dict[str, float] = {}
-        for runner in runners:
-            sample = runner(ctx, job, case)
-            report.samples.append(sample)
-            values[sample.tool] = sample.value
-            per_cpu[sample.tool] = sample.metadata["ios"] / max(
-                sample.metadata["cpu_seconds"], 1e-9
-            )
-            ctx.progress(f"{case.label}: {sample.tool} {sample.value:,.0f} IOPS")
+        values: dict[str, list[float]] = {}
+        per_cpu: dict[str, list[float]] = {}
+        for round_number in range(ctx.repeat):
+            runners: list[Callable[[BenchContext, Path, FioCase], Sample]] = [_fio_peer]
+            if with_contio:
+                runners = [_fio_peer, _fio_contio]
+                if (index + round_number) % 2:
+                    runners.reverse()
+            for runner in runners:
+                sample = runner(ctx, job, case)
+                report.samples.append(sample)
+                values.setdefault(sample.tool, []).append(sample.value)
+                cpu = max(sample.metadata["cpu_seconds"], 1e-9)
+                per_cpu.setdefault(sample.tool, []).append(sample.metadata["ios"] / cpu)
+                ctx.progress(f"{case.label}: {sample.tool} {sample.value:,.0f} IOPS")
+        contio, fio = median_or_none(values.get("contio")), median_or_none(values.get("fio"))
         rows.append(
             Row(
                 case=case.label,
                 metric="IOPS",
                 unit="IOPS",
-                contio=values.get("contio"),
-                peer=values.get("fio"),
+                contio=contio,
+                peer=fio,
                 goal=f"ratio ≥ {case.min_ratio:g}",
-                passed=judge_ratio(values.get("contio"), values.get("fio"), case.min_ratio),
+                passed=judge_ratio(contio, fio, case.min_ratio),
             )
         )
         # Not a goal: what a busy machine distorts least. fio's jobs are session
@@ -189,8 +192,8 @@ def _measure_fio(ctx: BenchContext, report: Report, mount: Path, with_contio: bo
                 case=case.label,
                 metric="I/Os per CPU-second",
                 unit="IOPS",
-                contio=per_cpu.get("contio"),
-                peer=per_cpu.get("fio"),
+                contio=median_or_none(per_cpu.get("contio")),
+                peer=median_or_none(per_cpu.get("fio")),
             )
         )
     data.unlink()
@@ -231,35 +234,53 @@ def _measure_sysbench(
     seconds = ctx.scaled(SYSBENCH_SECONDS, minimum=2)
     label = f"sysbench fileio rndrw 1G sync, {seconds} s"
     run_checked([sysbench, "fileio", "--file-total-size=1G", "prepare"], cwd=directory)
-    measured: dict[str, SysbenchRates] = {}
-    for tool in ("sysbench", "contio") if with_contio else ("sysbench",):
-        # Without this, the first run would also write back what prepare left dirty.
-        _flush(directory)
-        if tool == "sysbench":
-            rates = _sysbench_peer(directory, seconds)
-        else:
-            rates = _sysbench_contio(ctx, directory, seconds)
-        measured[tool] = rates
-        ctx.progress(
-            f"sysbench rndrw: {tool} {rates.reads_per_sec:,.0f} reads/s "
-            f"{rates.writes_per_sec:,.0f} writes/s {rates.fsyncs_per_sec:,.0f} fsyncs/s"
-        )
-        for metric, value in (
-            ("reads/s", rates.reads_per_sec),
-            ("writes/s", rates.writes_per_sec),
-            ("fsyncs/s", rates.fsyncs_per_sec),
-        ):
-            report.samples.append(Sample(tool, label, metric, value, metric))
+    measured: dict[str, list[SysbenchRates]] = {}
+    for round_number in range(ctx.repeat):
+        tools = ["sysbench", "contio"] if with_contio else ["sysbench"]
+        if round_number % 2:
+            tools.reverse()
+        for tool in tools:
+            rates = _sysbench_round(ctx, tool, directory, seconds)
+            measured.setdefault(tool, []).append(rates)
+            _record_sysbench(ctx, report, tool, label, rates)
     run_checked([sysbench, "fileio", "--file-total-size=1G", "cleanup"], cwd=directory)
-    ours, theirs = measured.get("contio"), measured["sysbench"]
+    return _sysbench_rows(label, measured)
+
+
+def _sysbench_round(ctx: BenchContext, tool: str, directory: Path, seconds: int) -> SysbenchRates:
+    # Without the flush, a run would also write back what prepare or the other tool
+    # left dirty.
+    _flush(directory)
+    if tool == "sysbench":
+        return _sysbench_peer(directory, seconds)
+    return _sysbench_contio(ctx, directory, seconds)
+
+
+def _record_sysbench(
+    ctx: BenchContext, report: Report, tool: str, label: str, rates: SysbenchRates
+) -> None:
+    ctx.progress(
+        f"sysbench rndrw: {tool} {rates.reads_per_sec:,.0f} reads/s "
+        f"{rates.writes_per_sec:,.0f} writes/s {rates.fsyncs_per_sec:,.0f} fsyncs/s"
+    )
+    for metric, value in (
+        ("reads/s", rates.reads_per_sec),
+        ("writes/s", rates.writes_per_sec),
+        ("fsyncs/s", rates.fsyncs_per_sec),
+    ):
+        report.samples.append(Sample(tool, label, metric, value, metric))
+
+
+def _sysbench_rows(label: str, measured: dict[str, list[SysbenchRates]]) -> list[Row]:
+    """reads/s and writes/s (judged) and fsyncs/s, each the median over the rounds."""
     rows = []
     for metric, attribute, goal in (
         ("reads/s", "reads_per_sec", 0.95),
         ("writes/s", "writes_per_sec", 0.95),
         ("fsyncs/s", "fsyncs_per_sec", None),
     ):
-        contio = getattr(ours, attribute) if ours else None
-        peer = getattr(theirs, attribute)
+        contio = median_or_none([getattr(r, attribute) for r in measured.get("contio", [])])
+        peer = median_or_none([getattr(r, attribute) for r in measured["sysbench"]])
         rows.append(
             Row(
                 case=label,
@@ -289,6 +310,8 @@ def run(ctx: BenchContext) -> Report:
     with loop_xfs(ctx.scratch(), IMAGE_SIZE) as mount:
         report.rows += _measure_fio(ctx, report, mount, has_fio)
         report.rows += _measure_sysbench(ctx, report, mount, has_sysbench)
+    if ctx.repeat > 1:
+        report.notes.append(f"median of {ctx.repeat} rounds per line, order alternating")
     report.notes.append(
         f"fio lines: {ctx.scaled(FIO_SECONDS)} s after a {FIO_RAMP_SECONDS} s ramp, 1 GiB file "
         "on XFS on a loop device (direct I/O to its image file)."

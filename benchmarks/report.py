@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -79,3 +80,8 @@ def judge_ratio(contio: float | None, peer: float | None, minimum: float) -> boo
     if contio is None or not peer:
         return None
     return contio / peer >= minimum
+
+
+def median_or_none(values: list[float] | None) -> float | None:
+    """The median of repeated measurements; None when nothing was measured."""
+    return statistics.median(values) if values else None

@@ -2,7 +2,7 @@
 
 from benchmarks.__main__ import exit_code, main
 from benchmarks.fileio import DATA_FILE_SIZE, FIO_CASES, fio_job_text
-from benchmarks.report import Report, Row, Sample, judge_ratio
+from benchmarks.report import Report, Row, Sample, judge_ratio, median_or_none
 from benchmarks.ycsb_null import _median_samples
 
 
@@ -48,3 +48,10 @@ def test_ycsb_null_reports_the_median_round():
     ] + [Sample("ycsb", "threads=1", "ops/s", 2.0, "ops/s")]
     assert _median_samples(samples, "contio")[1].value == 5.0
     assert _median_samples(samples, "ycsb")[1].value == 2.0
+
+
+def test_median_of_rounds():
+    assert median_or_none([3.0, 1.0, 2.0]) == 2.0
+    assert median_or_none([1.0, 2.0]) == 1.5
+    assert median_or_none([]) is None
+    assert median_or_none(None) is None
