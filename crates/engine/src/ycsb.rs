@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::cli::{PhaseArgs, PropertySource};
 use crate::client::{run_phase, ClientConfig, PhaseStatus, StopFlag};
 use crate::error::{EngineError, PropertyError, TargetError};
-use crate::measure::text;
+use crate::measure::{text, Measurements};
 use crate::properties::{closest, Properties};
 use crate::result::{PhaseFacts, ResultDocument};
 use crate::target::{self, TargetInfo};
@@ -130,7 +130,26 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
         Ok(driver) => driver,
         // A target's own property errors are bad input: nothing ran.
         Err(TargetError::Property(e)) => return Err(e.into()),
-        Err(e) => return Err(e.into()),
+        Err(e) => {
+            // The target could not start: still leave a result saying why.
+            let facts = PhaseFacts {
+                kind: "ycsb",
+                phase: args.phase.name(),
+                target: info.name,
+                target_description: serde_json::Value::Null,
+                properties: effective_properties(&props, &core, &client),
+                threads: 0,
+                target_ops_per_sec: client.target_ops_per_sec,
+                status: PhaseStatus::Failed.name(),
+                error: Some(e.to_string()),
+                started_at: std::time::SystemTime::now(),
+                runtime_ms: 0.0,
+            };
+            if let Some(path) = args.json.as_deref() {
+                ResultDocument::new(facts, &Measurements::empty()).write(path)?;
+            }
+            return Err(e.into());
+        }
     };
     eprintln!(
         "Starting {} phase: {} thread(s) against target '{}'",

@@ -67,6 +67,17 @@ pub struct Measurements {
 }
 
 impl Measurements {
+    /// Nothing measured (a phase that could not start).
+    pub fn empty() -> Self {
+        Self {
+            operations: 0,
+            actual: (0..Slot::COUNT).map(|_| None).collect(),
+            intended: (0..Slot::COUNT).map(|_| None).collect(),
+            returns: vec![[0; Status::ALL.len()]; Operation::COUNT],
+            timeseries: Vec::new(),
+        }
+    }
+
     /// True when at least one call returned a success status.
     pub fn any_success(&self) -> bool {
         self.returns
@@ -114,13 +125,7 @@ impl Collector {
         Self {
             receiver,
             progress: vec![Progress::Nothing; threads],
-            measurements: Measurements {
-                operations: 0,
-                actual: (0..Slot::COUNT).map(|_| None).collect(),
-                intended: (0..Slot::COUNT).map(|_| None).collect(),
-                returns: vec![[0; Status::ALL.len()]; Operation::COUNT],
-                timeseries: Vec::new(),
-            },
+            measurements: Measurements::empty(),
             open: BTreeMap::new(),
             closed_through: 0,
             window: StatusWindow::default(),

@@ -93,6 +93,8 @@ fn weight(p: &Properties, key: &str, default: f64) -> Result<f64, PropertyError>
     Ok(v)
 }
 
+/// Most records (2^62).
+pub const MAX_RECORD_COUNT: u64 = 1 << 62;
 /// Most fields per record (each is allocated once per client thread).
 pub const MAX_FIELD_COUNT: u64 = 65_536;
 /// Longest field value, bytes (values are built in memory).
@@ -141,7 +143,8 @@ impl CoreConfig {
     /// Reads and validates the core workload properties (defaults as YCSB 0.17).
     pub fn from_properties(p: &Properties) -> Result<Self, PropertyError> {
         check_fixed_values(p)?;
-        let mut record_count: u64 = p.parse_or("recordcount", 0, "a non-negative integer")?;
+        // Key numbers stay far below u64::MAX so range arithmetic cannot overflow.
+        let mut record_count = between(p, "recordcount", 0, 0, MAX_RECORD_COUNT)?;
         if record_count == 0 {
             // YCSB: 0 means "as many as an int holds".
             record_count = i32::MAX as u64;
