@@ -10,4 +10,7 @@ if [[ ! -x "$venv/bin/python" ]]; then
 fi
 "$venv/bin/python" -m pip install -q --upgrade pip 'maturin>=1.5,<2'
 # No build isolation: reuse the maturin installed above instead of fetching it per build.
+# maturin's build hook runs the `maturin` executable, so the venv's bin must be on PATH.
+PATH="$(cd "$venv" && pwd)/bin:$PATH"
+export PATH
 "$venv/bin/python" -m pip install -q --no-build-isolation '.[test]'
