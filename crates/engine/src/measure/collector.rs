@@ -243,7 +243,10 @@ impl Collector {
         planned: u64,
     ) {
         let mut last_status = origin;
-        let mut next_status = origin + status_every.unwrap_or_default();
+        // Threads hand their second over at their first operation past it; waiting a
+        // little past the boundary lets the line include the second that just ended.
+        let grace = Duration::from_millis(100);
+        let mut next_status = origin + status_every.unwrap_or_default() + grace;
         loop {
             let wait = match status_every {
                 Some(_) => next_status.saturating_duration_since(Instant::now()),
