@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/contio/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-SOURCES := $(shell find crates python -type f -not -path '*/__pycache__/*' 2>/dev/null) Cargo.toml pyproject.toml
+SOURCES := $(shell find crates python packaging -type f -not -path '*/__pycache__/*' 2>/dev/null) Cargo.toml pyproject.toml
 
 .PHONY: help run test test-rust test-python bench setup system-deps lint clean
 
