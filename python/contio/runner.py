@@ -64,24 +64,28 @@ class Runner:
     def run(self) -> RunOutcome:
         """Check the spec against the engine, then run it; see the module doc for the order."""
         engine = find_engine()
-        self.check_with_engine()
-        self.folder = folder = ResultsFolder.create(self.results_root, self.spec.name)
-        self._write_context(folder, engine_version())
+        # SIGINT/SIGTERM raise `Interrupted` from here on, so every `finally` below (and
+        # the scratch directory of the check) cleans up; after the first signal, further
+        # ones are ignored until cleanup is done (see contio.runtime.signals).
+        with interrupts_raise():
+            self.check_with_engine()
+            self.folder = folder = ResultsFolder.create(self.results_root, self.spec.name)
+            self._write_context(folder, engine_version())
+            return self._run_all(engine, folder)
+
+    def _run_all(self, engine: Path, folder: ResultsFolder) -> RunOutcome:
         phases = len(self.groups) * self.spec.repetitions * (1 + len(self.spec.threads))
         progress = self._progress_factory(phases, cell_count(self.groups), self.spec.repetitions)
-        # Cleanup runs inside the handler too: after a first SIGINT/SIGTERM, further
-        # ones are ignored until it is done (see contio.runtime.signals).
-        with interrupts_raise():
-            try:
-                with progress:
-                    for group in self.groups:
-                        for repetition in range(1, self.spec.repetitions + 1):
-                            self._run_group(engine, folder, group, repetition, progress)
-            finally:
-                self.backend.teardown()
-                summaries = summarize(self.records)
-                if summaries:
-                    folder.write_rows(SUMMARY_CSV, [s.row() for s in summaries])
+        try:
+            with progress:
+                for group in self.groups:
+                    for repetition in range(1, self.spec.repetitions + 1):
+                        self._run_group(engine, folder, group, repetition, progress)
+        finally:
+            self.backend.teardown()
+            summaries = summarize(self.records)
+            if summaries:
+                folder.write_rows(SUMMARY_CSV, [s.row() for s in summaries])
         return RunOutcome(folder, self.records, summaries)
 
     def check_with_engine(self) -> None:
