@@ -25,6 +25,14 @@ pub fn zeta_extend(from: u64, to: u64, theta: f64, sum: f64) -> f64 {
     sum
 }
 
+/// `x^y` for x in (0, 1] as 2^(y·log2 x): on the hot path of every zipfian draw,
+/// and measurably cheaper here than the general `powf`. With y ≈ 100 the result
+/// is within about 1e-14 of `powf`'s, far below what truncating to a rank sees.
+#[inline]
+fn pow_unit(x: f64, y: f64) -> f64 {
+    (y * x.log2()).exp2()
+}
+
 /// Zipfian over `[base, base + items − 1]`, most popular first.
 #[derive(Debug, Clone)]
 pub struct Zipfian {
@@ -94,8 +102,8 @@ impl Zipfian {
         if uz < 1.0 + self.half_pow_theta {
             return self.base + 1;
         }
-        let offset =
-            (self.count_for_zeta as f64 * (self.eta * u - self.eta + 1.0).powf(self.alpha)) as u64;
+        let offset = (self.count_for_zeta as f64
+            * pow_unit(self.eta * u - self.eta + 1.0, self.alpha)) as u64;
         self.base + offset.min(self.count_for_zeta - 1)
     }
 
@@ -117,5 +125,23 @@ impl Generator for Zipfian {
     fn next_value(&mut self, rng: &mut Rng) -> u64 {
         let items = self.items;
         self.next_long(rng, items)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pow_unit_agrees_with_powf() {
+        let alpha = 1.0 / (1.0 - ZIPFIAN_CONSTANT);
+        for i in 1..=10_000 {
+            let x = 0.7 + 0.3 * f64::from(i) / 10_000.0;
+            let (fast, exact) = (pow_unit(x, alpha), x.powf(alpha));
+            assert!(
+                (fast - exact).abs() <= 1e-13 * exact.max(1e-300),
+                "{x}: {fast} vs {exact}"
+            );
+        }
     }
 }
