@@ -112,6 +112,26 @@ class TargetNotReadyError(ContioError):
     """A database container did not become ready in time. Carries its last log lines."""
 
 
+class StatisticsInputError(UsageError, ValueError):
+    """A statistic was asked of data it cannot use. `field` names the argument."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+class QosConfigError(UsageError):
+    """A block I/O control has a bad value. Names the field and what is allowed."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+class QosError(ContioError):
+    """A block I/O control could not be applied or removed (cgroup, device, scheduler)."""
+
+
 class Interrupted(ContioError):
     """A SIGINT or SIGTERM arrived; raised so `finally` blocks clean up and results are kept."""
 

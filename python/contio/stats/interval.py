@@ -1,4 +1,4 @@
-"""Statistics over repetitions: mean, standard deviation, Student t confidence interval.
+"""Mean, standard deviation, Student t confidence interval over repetitions.
 
 The interval is the textbook one for a mean of n independent repetitions with
 unknown variance: mean ± t(1 − α/2, n − 1) · s / √n, with s the sample standard

@@ -1,0 +1,164 @@
+"""Relative difference of a level against a named baseline, with a Fieller interval.
+
+000 states its results as "7% better" and "56% better than local storage": the
+ratio of two mean throughputs minus one. The interval here is Fieller's for a
+ratio of two independent means, in its unequal-variance (Welch) form:
+
+    the set of ratios R for which Welch's t-test of "mean(level) = R · mean(baseline)"
+    (the level's repetitions against the baseline's repetitions scaled by R) does not
+    reject at 1 − confidence.
+
+Why Fieller and not the delta method: the ratio of two means is skewed, and the
+delta method's symmetric interval ā/b̄ ± q·se is too narrow on the far side when
+the baseline's spread is large or there are few repetitions (the usual case with
+3–10 runs). Fieller's construction inverts an exact t-test, so its coverage is the
+t-test's; it is asymmetric where the ratio is. With Welch's degrees of freedom
+recomputed at each candidate R, the bounds are exactly where
+`scipy.stats.ttest_ind(level, R * baseline, equal_var=False).pvalue` equals
+1 − confidence, which is how the tests check it. The interval is unbounded when the
+baseline mean itself is not significantly different from zero (never the case for
+throughput measured at all).
+
+Repetitions of the two levels are treated as independent samples (different runs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, special
+from scipy import stats as scipy_stats
+
+from contio.errors import StatisticsInputError
+from contio.stats.ttest import welch_degrees_of_freedom
+
+
+@dataclass(frozen=True)
+class RelativeDifference:
+    """mean(level) / mean(baseline) − 1 with its confidence interval (fractions: 0.07 = 7%)."""
+
+    level: str
+    baseline: str
+    estimate: float
+    low: float
+    """Lower bound (−inf when unbounded, NaN without repetitions)."""
+    high: float
+    confidence: float
+    p: float
+    """Two-sided Welch p-value of "no difference" (NaN with fewer than two values a side)."""
+    mean_level: float
+    mean_baseline: float
+    n_level: int
+    n_baseline: int
+    method: str = "fieller-welch"
+
+    @property
+    def significant(self) -> bool:
+        """Whether the interval excludes zero (no difference)."""
+        return self.low > 0 or self.high < 0
+
+    @property
+    def has_interval(self) -> bool:
+        return not (math.isnan(self.low) or math.isnan(self.high))
+
+
+def _array(name: str, values: Sequence[float]) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1 or len(array) == 0:
+        raise StatisticsInputError(name, "needs at least one value")
+    if not np.all(np.isfinite(array)):
+        raise StatisticsInputError(name, "contains NaN or infinite values")
+    return array
+
+
+@dataclass(frozen=True)
+class _Moments:
+    """Mean, sample variance and count of one side (computed once per interval)."""
+
+    mean: float
+    var: float
+    n: int
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> _Moments:
+        return cls(float(values.mean()), float(values.var(ddof=1)), len(values))
+
+
+def _welch_t_for_ratio(x: _Moments, b: _Moments, ratio: float) -> tuple[float, float]:
+    """t and df of Welch's test of mean(x) − ratio · mean(b) = 0."""
+    vb = b.var * ratio**2
+    se = math.sqrt(x.var / x.n + vb / b.n)
+    t = (x.mean - ratio * b.mean) / se
+    return t, welch_degrees_of_freedom(x.var, x.n, vb, b.n)
+
+
+def _bound(x: _Moments, b: _Moments, estimate: float, direction: int, alpha: float) -> float:
+    """The first ratio from `estimate` outward (direction ±1) where Welch's p reaches alpha."""
+
+    def excess(ratio: float) -> float:
+        t, df = _welch_t_for_ratio(x, b, ratio)
+        # stdtrit is the Student t quantile (scipy.special), fast enough for root finding.
+        return abs(t) - float(special.stdtrit(df, 1 - alpha / 2))
+
+    # First step: twice the delta method's standard error, usually already past the bound.
+    rel_var = (x.var / (x.n * x.mean**2) if x.mean else 0.0) + b.var / (b.n * b.mean**2)
+    step = max(abs(estimate) * math.sqrt(rel_var) * 2, abs(estimate) * 1e-6, 1e-12)
+    inner = estimate
+    for _ in range(200):  # the step doubles each time: 200 doublings covers any float
+        outer = estimate + direction * step
+        if excess(outer) > 0:
+            return float(optimize.brentq(excess, min(inner, outer), max(inner, outer)))
+        inner, step = outer, step * 2
+        if step > abs(estimate) * 1e9 + 1e9:
+            break
+    return direction * math.inf
+
+
+def relative_difference(
+    level: Sequence[float],
+    baseline: Sequence[float],
+    level_name: str = "level",
+    baseline_name: str = "baseline",
+    confidence: float = 0.95,
+) -> RelativeDifference:
+    """How much larger (positive) or smaller (negative) `level`'s mean is than `baseline`'s.
+
+    Both are repetitions of the same metric (ops/s, MB/s …). With fewer than two
+    values on either side the estimate is returned without interval or p-value.
+    """
+    if not 0 < confidence < 1:
+        raise StatisticsInputError("confidence", f"must be in (0, 1), not {confidence}")
+    x, b = _array(level_name, level), _array(baseline_name, baseline)
+    mean_x, mean_b = float(x.mean()), float(b.mean())
+    if mean_b == 0:
+        raise StatisticsInputError(baseline_name, "has mean 0: a relative difference needs > 0")
+    ratio = mean_x / mean_b
+    low = high = p = math.nan
+    spread = len(x) >= 2 and len(b) >= 2 and (x.var(ddof=1) > 0 or b.var(ddof=1) > 0)
+    if spread:
+        alpha = 1 - confidence
+        mx, mb = _Moments.of(x), _Moments.of(b)
+        low, high = sorted(
+            (_bound(mx, mb, ratio, -1, alpha), _bound(mx, mb, ratio, +1, alpha))
+        )  # sorted: a negative baseline mean flips the ratio's direction
+        t, df = _welch_t_for_ratio(mx, mb, 1.0)
+        p = float(2 * scipy_stats.t.sf(abs(t), df))
+    elif len(x) >= 2 and len(b) >= 2:  # both constant: the ratio is known exactly
+        low = high = ratio
+        p = 1.0 if ratio == 1 else 0.0
+    return RelativeDifference(
+        level=level_name,
+        baseline=baseline_name,
+        estimate=ratio - 1,
+        low=low - 1,
+        high=high - 1,
+        confidence=confidence,
+        p=p,
+        mean_level=mean_x,
+        mean_baseline=mean_b,
+        n_level=len(x),
+        n_baseline=len(b),
+    )

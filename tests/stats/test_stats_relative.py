@@ -1,0 +1,87 @@
+"""Relative difference against a baseline: Fieller–Welch interval checked against scipy."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from contio.errors import StatisticsInputError
+from contio.stats import relative_difference
+
+LOCAL = [10120.0, 9875.3, 10240.8, 9990.4, 10050.1]
+HYPERCONVERGED = [10802.2, 10610.9, 10915.4, 10700.0, 10833.5, 10650.7]
+
+
+@pytest.mark.parametrize("confidence", [0.90, 0.95, 0.99])
+def test_bounds_are_where_welch_test_of_the_scaled_baseline_reaches_alpha(confidence):
+    diff = relative_difference(HYPERCONVERGED, LOCAL, "hyperconverged", "local", confidence)
+    for bound in (diff.low, diff.high):
+        scaled = np.asarray(LOCAL) * (1 + bound)
+        p = scipy_stats.ttest_ind(HYPERCONVERGED, scaled, equal_var=False).pvalue
+        assert p == pytest.approx(1 - confidence, abs=1e-9)
+    inside = np.asarray(LOCAL) * (1 + diff.estimate)
+    assert scipy_stats.ttest_ind(HYPERCONVERGED, inside, equal_var=False).pvalue > 1 - confidence
+    assert diff.low < diff.estimate < diff.high
+
+
+def test_estimate_and_p_value_of_no_difference():
+    diff = relative_difference(HYPERCONVERGED, LOCAL, "hyperconverged", "local")
+    assert diff.estimate == pytest.approx(np.mean(HYPERCONVERGED) / np.mean(LOCAL) - 1)
+    assert diff.estimate == pytest.approx(0.07, abs=0.005)  # 000's "7% better"
+    assert diff.p == pytest.approx(
+        scipy_stats.ttest_ind(HYPERCONVERGED, LOCAL, equal_var=False).pvalue, rel=1e-12
+    )
+    assert diff.significant
+    assert (diff.level, diff.baseline, diff.n_level, diff.n_baseline) == (
+        "hyperconverged",
+        "local",
+        6,
+        5,
+    )
+
+
+def test_interval_is_skewed_upwards_when_the_baseline_is_noisy():
+    # A noisy denominator stretches the ratio's upper side: the delta method misses this.
+    level = [100.0, 101.0, 99.0, 100.0, 100.5]
+    baseline = [60.0, 75.0, 50.0, 68.0, 47.0]
+    diff = relative_difference(level, baseline)
+    assert diff.high - diff.estimate > 1.2 * (diff.estimate - diff.low)
+
+
+def test_coverage_is_close_to_nominal():
+    rng = np.random.default_rng(7)
+    true_ratio, hits, trials = 1.25, 0, 400
+    for _ in range(trials):
+        level = rng.normal(125.0, 12.0, 5)
+        baseline = rng.normal(100.0, 4.0, 8)
+        diff = relative_difference(level, baseline)
+        hits += diff.low <= true_ratio - 1 <= diff.high
+    assert 0.92 <= hits / trials <= 0.98
+
+
+def test_overlapping_levels_are_not_significant():
+    diff = relative_difference([100.0, 104.0, 97.0], [101.0, 99.0, 103.0])
+    assert diff.low < 0 < diff.high
+    assert not diff.significant
+
+
+def test_one_repetition_gives_the_estimate_without_interval():
+    diff = relative_difference([156.0], [100.0, 101.0, 99.0])
+    assert diff.estimate == pytest.approx(0.56)  # 000's "56% better"
+    assert not diff.has_interval
+    assert math.isnan(diff.low) and math.isnan(diff.p)
+
+
+def test_interval_is_unbounded_when_the_baseline_mean_is_not_distinct_from_zero():
+    diff = relative_difference([10.0, 11.0, 9.0], [2.0, -1.5, 1.0, -1.0, 0.4])
+    assert math.isinf(diff.low) or math.isinf(diff.high)
+
+
+def test_bad_input_names_the_argument():
+    with pytest.raises(StatisticsInputError, match="^local: has mean 0"):
+        relative_difference([1.0, 2.0], [0.0, 0.0], baseline_name="local")
+    with pytest.raises(StatisticsInputError, match="^dispersed: needs at least one value"):
+        relative_difference([], [1.0], level_name="dispersed")
+    with pytest.raises(StatisticsInputError, match="^confidence"):
+        relative_difference([1.0], [1.0], confidence=1.5)
