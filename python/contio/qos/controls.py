@@ -1,0 +1,132 @@
+"""Apply block I/O controls to a cgroup, record what was applied, and remove them again.
+
+`apply` writes the lines of `contio.qos.control_files` into the cgroup directory,
+reads each file back to check the kernel took it, and returns an `AppliedControls`
+record for the results: the mechanism per control, the values, the device, the
+scheduler change, and the note on buffered writes. `remove` undoes one record.
+
+A weight needs the BFQ scheduler on the device. `apply` selects it when another
+scheduler is active and records the one it replaced; `remove` puts it back. The
+scheduler is per device, so whoever selected BFQ restores it: remove the control
+that changed it last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from contio.errors import QosError
+from contio.qos import device as devices
+from contio.qos.control_files import BUFFERED_WRITES_NOTE, ControlWrite, writes_for
+from contio.qos.device import BlockDevice
+from contio.qos.hierarchy import Cgroup, Version
+from contio.qos.limits import IoLimits
+
+
+@dataclass(frozen=True)
+class AppliedControl:
+    """One control file line that was written."""
+
+    file: str
+    value: str
+    reset: str
+    settings: tuple[str, ...]
+    mechanism: str
+
+
+@dataclass
+class AppliedControls:
+    """Everything `apply` did to one cgroup for one device; `as_dict` goes into results."""
+
+    cgroup_version: Version
+    cgroup: str
+    device: str
+    device_name: str
+    limits: IoLimits
+    controls: list[AppliedControl] = field(default_factory=list)
+    scheduler: str = ""
+    """The device's scheduler while the controls are in force."""
+    replaced_scheduler: str | None = None
+    """The scheduler `apply` replaced with BFQ (restored by `remove`), or None."""
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        data = asdict(self)
+        data["limits"] = self.limits.as_dict()
+        return data
+
+
+def _write(path: Path, line: str) -> None:
+    try:
+        with open(path, "w") as fh:  # one write(2) per line: control files parse per write
+            fh.write(line)
+    except FileNotFoundError as exc:
+        raise QosError(f"{path} does not exist: this kernel lacks that control") from exc
+    except OSError as exc:
+        raise QosError(f"writing {line!r} to {path} failed: {exc.strerror}") from exc
+
+
+def _check(path: Path, write: ControlWrite) -> None:
+    """The kernel lists the device with the value written (weights and limits alike)."""
+    number, _, values = write.value.partition(" ")
+    lines = path.read_text().splitlines()
+    ours = [ln for ln in lines if ln.split(" ", 1)[0] == number]
+    expected = set(values.split())
+    if not ours or not expected <= set(ours[0].split()[1:]):
+        raise QosError(f"{path} does not show {write.value!r} after writing it: {lines}")
+
+
+def _ensure_bfq(device: BlockDevice) -> str | None:
+    """Select BFQ; returns the scheduler it replaced, None when BFQ was already active."""
+    current = devices.scheduler(device)
+    if current == "bfq":
+        return None
+    devices.set_scheduler(device, "bfq")
+    return current
+
+
+def apply(cgroup: Cgroup, device: BlockDevice, limits: IoLimits) -> AppliedControls:
+    """Write `limits` for `device` into `cgroup`; on failure nothing stays applied."""
+    record = AppliedControls(
+        cgroup.version, str(cgroup.path), device.number, device.name, limits,
+        notes=[BUFFERED_WRITES_NOTE[cgroup.version]],
+    )  # fmt: skip
+    if limits.weight is not None:
+        record.replaced_scheduler = _ensure_bfq(device)
+    record.scheduler = devices.scheduler(device)
+    try:
+        for write in writes_for(cgroup.version, device, limits, bfq=record.scheduler == "bfq"):
+            path = cgroup.path / write.file
+            _write(path, write.value)
+            record.controls.append(AppliedControl(**asdict(write)))
+            _check(path, write)
+    except BaseException:
+        remove(record)
+        raise
+    return record
+
+
+def remove(record: AppliedControls) -> None:
+    """Reset every control of `record` (last first) and restore a replaced scheduler."""
+    root = Path(record.cgroup)
+    errors = []
+    for control in reversed(record.controls):
+        if not root.exists():
+            break  # the cgroup is gone, and its controls with it
+        try:
+            _write(root / control.file, control.reset)
+        except QosError as exc:
+            errors.append(str(exc))
+    record.controls.clear()
+    if record.replaced_scheduler is not None:
+        device = _device_of(record)
+        devices.set_scheduler(device, record.replaced_scheduler)
+        record.replaced_scheduler = None
+    if errors:
+        raise QosError("; ".join(errors))
+
+
+def _device_of(record: AppliedControls) -> BlockDevice:
+    major, minor = (int(n) for n in record.device.split(":"))
+    return BlockDevice(major, minor, record.device_name)

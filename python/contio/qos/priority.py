@@ -1,0 +1,36 @@
+"""004's middleware rule: tenant priorities → the throttle of each tenant on every node.
+
+Algorithm 1 of 004: with N tenants of priorities p₁ … pₙ (1–100, 100 the highest)
+sharing storage nodes that each deliver BW, tenant i is throttled on every node at
+
+    thtᵢ = BW · pᵢ / Σⱼ pⱼ,
+
+and a single tenant gets all of BW. 004's example: BW = 200 MB/s, priorities
+4, 8, 8 → 40, 80 and 80 MB/s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from contio.errors import QosConfigError
+
+PRIORITY_MIN, PRIORITY_MAX = 1, 100
+
+
+def priority_throttles(bandwidth: float, priorities: Mapping[str, int]) -> dict[str, float]:
+    """Each tenant's throttle (same unit as `bandwidth`) from its priority."""
+    if isinstance(bandwidth, bool) or not isinstance(bandwidth, (int, float)) or bandwidth <= 0:
+        raise QosConfigError("bandwidth", f"must be a positive number, not {bandwidth!r}")
+    if not priorities:
+        raise QosConfigError("priorities", "needs at least one tenant")
+    for tenant, priority in priorities.items():
+        valid = isinstance(priority, int) and not isinstance(priority, bool)
+        if not valid or not PRIORITY_MIN <= priority <= PRIORITY_MAX:
+            raise QosConfigError(
+                f"priorities.{tenant}",
+                f"must be an integer {PRIORITY_MIN}–{PRIORITY_MAX} (100 is the highest), "
+                f"not {priority!r}",
+            )
+    total = sum(priorities.values())
+    return {tenant: bandwidth * p / total for tenant, p in priorities.items()}
