@@ -132,6 +132,14 @@ class QosError(ContioError):
     """A block I/O control could not be applied or removed (cgroup, device, scheduler)."""
 
 
+class FigureDataError(UsageError, ValueError):
+    """A chart was given a DataFrame without the columns or rows it needs. Names the chart."""
+
+    def __init__(self, chart: str, message: str):
+        self.chart = chart
+        super().__init__(f"{chart}: {message}")
+
+
 class Interrupted(ContioError):
     """A SIGINT or SIGTERM arrived; raised so `finally` blocks clean up and results are kept."""
 

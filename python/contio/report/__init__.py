@@ -1,0 +1,1 @@
+"""Reports: charts (`figures`, drawn in `chart_style`) for the HTML report of an experiment."""

@@ -1,0 +1,118 @@
+"""How contio's charts look: black-and-white series styles, safe labels, SVG output.
+
+Every series is told apart by line style, marker and (for bars) hatch, never by
+colour alone, so a chart printed in black and white reads the same. Only greys are
+used. Figures are `matplotlib.figure.Figure` objects rendered by the Agg/SVG
+backends without pyplot, so no global state is shared between charts.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import ParamSpec
+
+import matplotlib
+from cycler import cycler
+from matplotlib.figure import Figure
+
+LINE_STYLES = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D", "v", "x", "P", "*")
+HATCHES = ("", "//", "..", "xx", "\\\\", "++", "--", "oo")
+GREYS = ("#000000", "#555555", "#888888", "#333333", "#aaaaaa")
+
+# Defaults for anything a chart does not style itself (error bar caps, for one):
+# greys only, text kept as SVG text, stable ids.
+RC = {
+    "axes.prop_cycle": cycler(color=GREYS),
+    "lines.color": "black",
+    "patch.edgecolor": "black",
+    "hatch.color": "black",
+    "svg.fonttype": "none",
+    "svg.hashsalt": "contio",
+}
+P = ParamSpec("P")
+
+FIGURE_SIZE = (7.0, 4.2)  # inches; 700 × 420 px at 100 dpi
+
+
+@dataclass(frozen=True)
+class SeriesStyle:
+    """How one series is drawn: a unique (line style, marker) pair, a grey and a hatch."""
+
+    linestyle: str
+    marker: str
+    color: str
+    hatch: str
+
+    def line_kwargs(self) -> dict[str, object]:
+        return {
+            "linestyle": self.linestyle,
+            "marker": self.marker,
+            "color": self.color,
+            "markerfacecolor": "white",
+            "markeredgecolor": self.color,
+            "linewidth": 1.5,
+            "markersize": 6,
+        }
+
+    def bar_kwargs(self) -> dict[str, object]:
+        return {"hatch": self.hatch, "color": "white", "edgecolor": self.color, "linewidth": 1.0}
+
+
+def series_styles(count: int) -> list[SeriesStyle]:
+    """`count` styles; the (line style, marker) pairs are distinct for up to 32 series.
+
+    The marker changes with every series; the line style shifts once per round of
+    markers, so series i and i + 8 share a marker but not a line style.
+    """
+    return [
+        SeriesStyle(
+            LINE_STYLES[(i + i // len(MARKERS)) % len(LINE_STYLES)],
+            MARKERS[i % len(MARKERS)],
+            GREYS[i % len(GREYS)],
+            HATCHES[i % len(HATCHES)],
+        )
+        for i in range(count)
+    ]
+
+
+def label(text: object) -> str:
+    """A user-supplied name made safe for matplotlib: `$` would start math mode."""
+    return str(text).replace("$", r"\$")
+
+
+def labels(values: Iterable[object]) -> list[str]:
+    return [label(v) for v in values]
+
+
+def new_figure(ncols: int = 1, nrows: int = 1, sharex: bool = False) -> tuple[Figure, list]:
+    """A figure with a grid of axes (returned flat, row by row) and light grid lines."""
+    width = FIGURE_SIZE[0] * (1 if ncols == 1 else 0.8 * ncols)
+    fig = Figure(figsize=(width, FIGURE_SIZE[1]), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharex=sharex).ravel().tolist()
+    for ax in axes:
+        ax.grid(True, color="#dddddd", linewidth=0.6)
+        ax.set_axisbelow(True)
+    return fig, axes
+
+
+def to_svg(fig: Figure) -> str:
+    """The figure as an SVG document; text stays text (searchable, small) and ids are stable."""
+    buffer = io.StringIO()
+    with matplotlib.rc_context(RC):
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "contio"})
+    return buffer.getvalue()
+
+
+def black_and_white(chart: Callable[P, str]) -> Callable[P, str]:
+    """Build and render `chart` under `RC`, so defaults are greys."""
+
+    @functools.wraps(chart)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> str:
+        with matplotlib.rc_context(RC):
+            return chart(*args, **kwargs)
+
+    return wrapper

@@ -1,0 +1,280 @@
+"""The papers' kinds of charts, as pure functions from a pandas DataFrame to an SVG string.
+
+Each function documents the columns it reads; other columns are ignored, missing
+ones raise `FigureDataError` naming the chart and the columns. Names in the data
+(backends, applications, groups) are user input: matplotlib escapes them for XML,
+and `chart_style.label` keeps a `$` from starting math mode.
+
+- `throughput_vs_threads` — one line per backend with CI bands (000, Fig. 3–5);
+- `scaling` — cumulative and per-container throughput against containers, CPU and
+  disk utilization beside, saturation point and valley marked (003, Fig. 3, 5–7);
+- `latency_vs_containers` — a latency percentile against containers (003, Fig. 4);
+- `mix_bars` — applications in heterogeneous mixes against standalone (003, Fig. 8–11);
+- `stacked_bandwidth` — per-group bandwidth stacked per case (004, Fig. 2–4);
+- `read_write_bars` — reads and writes per storage with error bars (002, Fig. 1–2);
+- `time_series` — ops/s and p99 latency over time with events marked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from contio.errors import FigureDataError
+from contio.report.chart_style import (
+    black_and_white,
+    label,
+    new_figure,
+    series_styles,
+    to_svg,
+)
+
+ERROR_BARS = {"ecolor": "black"}
+
+
+def _require(data: pd.DataFrame, columns: Sequence[str], chart: str) -> None:
+    missing = [c for c in columns if c not in data.columns]
+    if missing:
+        raise FigureDataError(
+            chart, f"missing column(s) {', '.join(missing)}; needs: {', '.join(columns)}"
+        )
+    if data.empty:
+        raise FigureDataError(chart, "no rows to plot")
+
+
+def _categories(values: pd.Series) -> list[object]:
+    """Distinct values in first-seen order (the order the experiment listed them)."""
+    return list(dict.fromkeys(values.tolist()))
+
+
+@black_and_white
+def throughput_vs_threads(
+    data: pd.DataFrame, title: str = "", unit: str = "ops/s", x_column: str = "threads"
+) -> str:
+    """Mean throughput against client threads, one line per backend, 95% CI as a band.
+
+    Columns: `backend`, `threads` (or `x_column`), `mean`, `ci_low`, `ci_high` (in `unit`).
+    """
+    _require(data, ["backend", x_column, "mean", "ci_low", "ci_high"], "throughput_vs_threads")
+    fig, (ax,) = new_figure()
+    backends = _categories(data["backend"])
+    for name, style in zip(backends, series_styles(len(backends))):
+        rows = data[data["backend"] == name].sort_values(x_column)
+        ax.plot(rows[x_column], rows["mean"], label=label(name), **style.line_kwargs())
+        ax.fill_between(
+            rows[x_column], rows["ci_low"], rows["ci_high"],
+            facecolor="none", edgecolor=style.color, hatch=style.hatch or "..", linewidth=0,
+            alpha=0.5,
+        )  # fmt: skip
+    ax.set_xlabel(f"{label(x_column)} (count)")
+    ax.set_ylabel(f"throughput ({label(unit)})")
+    ax.set_ylim(bottom=0)
+    ax.legend(title="backend (band: 95% CI)")
+    ax.set_title(label(title))
+    return to_svg(fig)
+
+
+@black_and_white
+def scaling(
+    data: pd.DataFrame,
+    saturation: float | None = None,
+    valley: tuple[float, float] | None = None,
+    title: str = "",
+    unit: str = "ops/s",
+) -> str:
+    """Throughput against containers (left) and CPU / disk utilization (right).
+
+    Columns: `containers`, `cumulative_mean`, `cumulative_ci_low`, `cumulative_ci_high`,
+    `per_container_mean` (in `unit`), `cpu_percent`, `disk_percent` (0–100).
+    `saturation` is the saturation level; `valley` is (peak level, bottom level).
+    """
+    columns = [
+        "containers", "cumulative_mean", "cumulative_ci_low", "cumulative_ci_high",
+        "per_container_mean", "cpu_percent", "disk_percent",
+    ]  # fmt: skip
+    _require(data, columns, "scaling")
+    rows = data.sort_values("containers")
+    x = rows["containers"]
+    fig, (left, right) = new_figure(ncols=2)
+    cumulative, per_container, cpu, disk = series_styles(4)
+    ci = [rows["cumulative_mean"] - rows["cumulative_ci_low"],
+          rows["cumulative_ci_high"] - rows["cumulative_mean"]]  # fmt: skip
+    left.errorbar(x, rows["cumulative_mean"], yerr=ci, capsize=3, label="cumulative (95% CI)",
+                  **cumulative.line_kwargs())  # fmt: skip
+    left.plot(x, rows["per_container_mean"], label="per container", **per_container.line_kwargs())
+    if saturation is not None:
+        left.axvline(saturation, color="black", linestyle=(0, (6, 3)), linewidth=1)
+        left.annotate(f"saturation: {saturation:g}", (saturation, 0), xytext=(4, 6),
+                      textcoords="offset points", rotation=90, va="bottom")  # fmt: skip
+    if valley is not None:
+        peak, bottom = valley
+        y_bottom = float(rows.loc[rows["containers"] == bottom, "cumulative_mean"].iloc[0])
+        left.annotate(
+            f"valley ({peak:g} → {bottom:g})", (bottom, y_bottom), xytext=(0, -28),
+            textcoords="offset points", ha="center",
+            arrowprops={"arrowstyle": "->", "color": "black"},
+        )  # fmt: skip
+    left.set_xlabel("containers (count)")
+    left.set_ylabel(f"throughput ({label(unit)})")
+    left.set_ylim(bottom=0)
+    left.legend()
+    right.plot(x, rows["cpu_percent"], label="CPU", **cpu.line_kwargs())
+    right.plot(x, rows["disk_percent"], label="disk bandwidth", **disk.line_kwargs())
+    right.set_xlabel("containers (count)")
+    right.set_ylabel("utilization (%)")
+    right.set_ylim(0, 105)
+    right.legend()
+    fig.suptitle(label(title))
+    return to_svg(fig)
+
+
+@black_and_white
+def latency_vs_containers(data: pd.DataFrame, percentile: str = "p95", title: str = "") -> str:
+    """A latency percentile against containers, one line per series (application, mix).
+
+    Columns: `series`, `containers`, `latency_ms`.
+    """
+    _require(data, ["series", "containers", "latency_ms"], "latency_vs_containers")
+    fig, (ax,) = new_figure()
+    names = _categories(data["series"])
+    for name, style in zip(names, series_styles(len(names))):
+        rows = data[data["series"] == name].sort_values("containers")
+        ax.plot(rows["containers"], rows["latency_ms"], label=label(name), **style.line_kwargs())
+    ax.set_xlabel("containers (count)")
+    ax.set_ylabel(f"{label(percentile)} latency (ms)")
+    ax.set_ylim(bottom=0)
+    ax.legend()
+    ax.set_title(label(title))
+    return to_svg(fig)
+
+
+def _change_label(percent_of_standalone: float) -> str:
+    """ "17% less" (or "5% more") than standalone; empty where the mix lacks the application."""
+    if math.isnan(percent_of_standalone):
+        return ""
+    change = percent_of_standalone - 100
+    return f"{-change:.0f}% less" if change <= 0 else f"{change:.0f}% more"
+
+
+def _grouped_offsets(groups: int) -> tuple[np.ndarray, float]:
+    width = 0.8 / groups
+    return (np.arange(groups) - (groups - 1) / 2) * width, width
+
+
+@black_and_white
+def mix_bars(data: pd.DataFrame, jain: dict[str, float] | None = None, title: str = "") -> str:
+    """Each application's throughput in each mix as a percentage of its standalone throughput.
+
+    Columns: `mix`, `application`, `mean`, `ci_low`, `ci_high`, `standalone_mean` (any
+    unit, the same within an application). Bars are labelled with the degradation;
+    `jain` maps a mix to its fairness index, shown under the mix's name.
+    """
+    columns = ["mix", "application", "mean", "ci_low", "ci_high", "standalone_mean"]
+    _require(data, columns, "mix_bars")
+    mixes, apps = _categories(data["mix"]), _categories(data["application"])
+    offsets, width = _grouped_offsets(len(apps))
+    fig, (ax,) = new_figure()
+    for app, style, offset in zip(apps, series_styles(len(apps)), offsets):
+        rows = data[data["application"] == app].set_index("mix").reindex(mixes)
+        share = 100 * rows["mean"] / rows["standalone_mean"]
+        err = [share - 100 * rows["ci_low"] / rows["standalone_mean"],
+               100 * rows["ci_high"] / rows["standalone_mean"] - share]  # fmt: skip
+        x = np.arange(len(mixes)) + offset
+        bars = ax.bar(x, share, width, yerr=err, capsize=3, label=label(app),
+                      error_kw=ERROR_BARS, **style.bar_kwargs())  # fmt: skip
+        ax.bar_label(bars, labels=[_change_label(s) for s in share], padding=2, fontsize=8)
+    ax.axhline(100, color="black", linestyle="--", linewidth=1, label="standalone")
+    ticks = [label(m) + (f"\nJain {jain[m]:.2f}" if jain and m in jain else "") for m in mixes]
+    ax.set_xticks(np.arange(len(mixes)), ticks)
+    ax.set_xlabel("mix")
+    ax.set_ylabel("throughput (% of standalone)")
+    ax.set_ylim(
+        0, max(110.0, float(np.nanmax(100 * data["ci_high"] / data["standalone_mean"])) + 15)
+    )
+    ax.legend(title="application (error bar: 95% CI)")
+    ax.set_title(label(title))
+    return to_svg(fig)
+
+
+@black_and_white
+def stacked_bandwidth(
+    data: pd.DataFrame, unit: str = "MB/s", case_title: str = "case", title: str = ""
+) -> str:
+    """Per-group bandwidth stacked into one bar per case (004's isolation experiments).
+
+    Columns: `case` (x axis, e.g. "throttle 10 MB/s"), `group` (VNode), `bandwidth` (`unit`).
+    """
+    _require(data, ["case", "group", "bandwidth"], "stacked_bandwidth")
+    cases, groups = _categories(data["case"]), _categories(data["group"])
+    fig, (ax,) = new_figure()
+    bottom = np.zeros(len(cases))
+    for group, style in zip(groups, series_styles(len(groups))):
+        rows = data[data["group"] == group].groupby("case")["bandwidth"].sum()
+        values = rows.reindex(cases).fillna(0).to_numpy(dtype=float)
+        ax.bar(np.arange(len(cases)), values, 0.6, bottom=bottom, label=label(group),
+               **style.bar_kwargs())  # fmt: skip
+        bottom += values
+    ax.set_xticks(np.arange(len(cases)), [label(c) for c in cases])
+    ax.set_xlabel(label(case_title))
+    ax.set_ylabel(f"aggregate bandwidth ({label(unit)})")
+    ax.legend(title="group", loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.set_title(label(title))
+    return to_svg(fig)
+
+
+@black_and_white
+def read_write_bars(data: pd.DataFrame, unit: str = "operations/s", title: str = "") -> str:
+    """Mean reads and writes per storage option with ± one standard deviation (002).
+
+    Columns: `storage`, `operation` (e.g. read, write), `mean`, `std` (in `unit`).
+    """
+    _require(data, ["storage", "operation", "mean", "std"], "read_write_bars")
+    operations, storages = _categories(data["operation"]), _categories(data["storage"])
+    offsets, width = _grouped_offsets(len(storages))
+    fig, (ax,) = new_figure()
+    for storage, style, offset in zip(storages, series_styles(len(storages)), offsets):
+        rows = data[data["storage"] == storage].set_index("operation").reindex(operations)
+        ax.bar(np.arange(len(operations)) + offset, rows["mean"], width, yerr=rows["std"],
+               capsize=3, label=label(storage), error_kw=ERROR_BARS,
+               **style.bar_kwargs())  # fmt: skip
+    ax.set_xticks(np.arange(len(operations)), [label(o) for o in operations])
+    ax.set_xlabel("operation")
+    ax.set_ylabel(f"mean ({label(unit)})")
+    ax.legend(title="storage (error bar: ±1 s.d.)")
+    ax.set_title(label(title))
+    return to_svg(fig)
+
+
+@black_and_white
+def time_series(
+    data: pd.DataFrame, events: Sequence[tuple[float, str]] = (), title: str = ""
+) -> str:
+    """Ops/s (top) and p99 latency (bottom) per second of one cell, events as vertical lines.
+
+    Columns: `second` (since the start), `ops_per_s`, `p99_ms`. `events` are
+    (second, label) pairs such as (30, "node 2 stopped").
+    """
+    _require(data, ["second", "ops_per_s", "p99_ms"], "time_series")
+    rows = data.sort_values("second")
+    fig, (top, bottom) = new_figure(nrows=2, sharex=True)
+    ops, p99 = series_styles(2)
+    top.plot(rows["second"], rows["ops_per_s"], label="throughput", **{**ops.line_kwargs(),
+             "marker": None})  # fmt: skip
+    bottom.plot(rows["second"], rows["p99_ms"], label="p99 latency", **{**p99.line_kwargs(),
+                "marker": None})  # fmt: skip
+    for second, text in events:
+        for ax_ in (top, bottom):
+            ax_.axvline(second, color="black", linestyle=":", linewidth=1)
+        top.annotate(label(text), (second, 1), xycoords=("data", "axes fraction"),
+                     xytext=(3, -12), textcoords="offset points", fontsize=8)  # fmt: skip
+    top.set_ylabel("throughput (ops/s)")
+    bottom.set_ylabel("p99 latency (ms)")
+    bottom.set_xlabel("time (s)")
+    for ax_ in (top, bottom):
+        ax_.set_ylim(bottom=0)
+        ax_.legend(loc="lower right")
+    fig.suptitle(label(title))
+    return to_svg(fig)

@@ -1,0 +1,159 @@
+"""Charts: valid SVG with axis titles, units and legends, greys only, names kept as text."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import pandas as pd
+import pytest
+
+from contio.errors import FigureDataError
+from contio.report import figures
+from contio.report.chart_style import series_styles
+
+SVG = "{http://www.w3.org/2000/svg}"
+INJECTED = "<script>alert(1)</script>"
+
+
+def texts(svg: str) -> list[str]:
+    """Every text run of an SVG (matplotlib writes text as <text> with svg.fonttype none)."""
+    root = ET.fromstring(svg)
+    return ["".join(node.itertext()) for node in root.iter(f"{SVG}text")]
+
+
+def colours(svg: str) -> set[str]:
+    return set(re.findall(r"#[0-9a-fA-F]{6}\b", svg))
+
+
+def assert_black_and_white(svg: str) -> None:
+    for colour in colours(svg):
+        r, g, b = (colour[i : i + 2].lower() for i in (1, 3, 5))
+        assert r == g == b, f"{colour} is not a grey"
+
+
+def threads_frame(backends=("local", "dispersed", INJECTED, "$x$ cost")) -> pd.DataFrame:
+    rows = []
+    for k, backend in enumerate(backends):
+        for threads in (1, 10, 20, 30):
+            mean = (100 - 10 * k) * threads**0.5
+            rows.append(
+                {"backend": backend, "threads": threads, "mean": mean,
+                 "ci_low": 0.95 * mean, "ci_high": 1.05 * mean}
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_throughput_against_threads():
+    svg = figures.throughput_vs_threads(threads_frame(), title="MongoDB, workload A")
+    words = texts(svg)
+    assert "threads (count)" in words
+    assert "throughput (ops/s)" in words
+    assert "backend (band: 95% CI)" in words
+    for name in ("local", "dispersed", "MongoDB, workload A"):
+        assert name in words
+    assert_black_and_white(svg)
+
+
+def test_user_names_stay_text():
+    svg = figures.throughput_vs_threads(threads_frame())
+    root = ET.fromstring(svg)  # parses: the name did not break the XML
+    assert not [n for n in root.iter() if n.tag.endswith("script")]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in svg
+    assert INJECTED in texts(svg)
+    assert "$x$ cost" in texts(svg)  # shown literally, not as math
+
+
+def test_same_data_gives_the_same_svg():
+    assert figures.throughput_vs_threads(threads_frame()) == figures.throughput_vs_threads(
+        threads_frame()
+    )
+
+
+def test_scaling_marks_saturation_and_valley():
+    data = pd.DataFrame(
+        {
+            "containers": [1, 2, 3, 4, 5, 6],
+            "cumulative_mean": [300, 520, 610, 240, 380, 420],
+            "cumulative_ci_low": [290, 500, 590, 230, 370, 410],
+            "cumulative_ci_high": [310, 540, 630, 250, 390, 430],
+            "per_container_mean": [300, 260, 203, 60, 76, 70],
+            "cpu_percent": [20, 40, 60, 50, 55, 60],
+            "disk_percent": [5, 10, 20, 90, 95, 97],
+        }
+    )
+    svg = figures.scaling(data, saturation=5, valley=(3, 4), title="fio 4K randread", unit="IOPS")
+    words = texts(svg)
+    for expected in ("saturation: 5", "valley (3 → 4)", "containers (count)", "throughput (IOPS)",
+                     "utilization (%)", "cumulative (95% CI)", "per container", "CPU",
+                     "disk bandwidth"):  # fmt: skip
+        assert expected in words
+    assert_black_and_white(svg)
+    plain = texts(figures.scaling(data))
+    assert not any(w.startswith(("saturation", "valley")) for w in plain)
+
+
+def test_latency_against_containers():
+    data = pd.DataFrame(
+        [{"series": s, "containers": c, "latency_ms": c * m}
+         for s, m in (("MySQL", 3.0), ("Cassandra", 1.0)) for c in range(1, 9)]
+    )  # fmt: skip
+    words = texts(figures.latency_vs_containers(data, percentile="p95"))
+    assert {"p95 latency (ms)", "containers (count)", "MySQL", "Cassandra"} <= set(words)
+
+
+def test_mix_bars_show_degradation_and_fairness():
+    data = pd.DataFrame(
+        [{"mix": mix, "application": app, "mean": mean, "ci_low": 0.97 * mean,
+          "ci_high": 1.03 * mean, "standalone_mean": alone}
+         for mix in ("1+1", "2+2")
+         for app, mean, alone in (("Cassandra", 50_000, 60_000), ("MySQL", 9_000, 18_000))]
+    )  # fmt: skip
+    svg = figures.mix_bars(data, jain={"1+1": 0.94})
+    words = texts(svg)
+    assert "throughput (% of standalone)" in words
+    assert words.count("50% less") == 2 and words.count("17% less") == 2
+    assert any("Jain 0.94" in w for w in words)
+    assert {"Cassandra", "MySQL", "standalone"} <= set(words)
+    assert_black_and_white(svg)
+
+
+def test_stacked_bandwidth_and_read_write_bars():
+    stacked = pd.DataFrame(
+        [{"case": case, "group": group, "bandwidth": bw}
+         for case in ("Phy", "10 MB/s") for group, bw in (("vnode1", 10), ("vnode2", 30))]
+    )  # fmt: skip
+    words = texts(figures.stacked_bandwidth(stacked, case_title="throttle of vnode1"))
+    assert {"aggregate bandwidth (MB/s)", "throttle of vnode1", "vnode1", "vnode2", "Phy"} <= set(
+        words
+    )
+    bars = pd.DataFrame(
+        [{"storage": s, "operation": op, "mean": m, "std": 0.1 * m}
+         for s, m in (("volume", 100), ("nfs async", 150)) for op in ("read", "write")]
+    )  # fmt: skip
+    svg = figures.read_write_bars(bars, unit="operations/s")
+    assert {"mean (operations/s)", "read", "write", "volume", "nfs async"} <= set(texts(svg))
+    assert_black_and_white(svg)
+
+
+def test_time_series_marks_events():
+    data = pd.DataFrame({"second": range(60), "ops_per_s": [1000.0] * 60, "p99_ms": [5.0] * 60})
+    words = texts(figures.time_series(data, events=[(30, "node 2 stopped")]))
+    assert {"time (s)", "throughput (ops/s)", "p99 latency (ms)", "node 2 stopped"} <= set(words)
+
+
+def test_series_styles_differ_without_colour():
+    styles = series_styles(32)
+    assert len({(s.linestyle, s.marker) for s in styles}) == 32
+    assert len({s.hatch for s in styles[:8]}) == 8
+
+
+def test_missing_columns_and_empty_frames_are_named():
+    with pytest.raises(FigureDataError) as info:
+        figures.throughput_vs_threads(pd.DataFrame({"backend": ["a"], "threads": [1]}))
+    assert str(info.value) == (
+        "throughput_vs_threads: missing column(s) mean, ci_low, ci_high; "
+        "needs: backend, threads, mean, ci_low, ci_high"
+    )
+    with pytest.raises(FigureDataError, match="^time_series: no rows to plot"):
+        figures.time_series(pd.DataFrame(columns=["second", "ops_per_s", "p99_ms"]))
