@@ -7,7 +7,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from contio.errors import StatisticsInputError
-from contio.stats import relative_difference
+from contio.stats import against_baseline, relative_difference
 
 LOCAL = [10120.0, 9875.3, 10240.8, 9990.4, 10050.1]
 HYPERCONVERGED = [10802.2, 10610.9, 10915.4, 10700.0, 10833.5, 10650.7]
@@ -85,3 +85,17 @@ def test_bad_input_names_the_argument():
         relative_difference([], [1.0], level_name="dispersed")
     with pytest.raises(StatisticsInputError, match="^confidence"):
         relative_difference([1.0], [1.0], confidence=1.5)
+
+
+def test_every_level_against_a_named_baseline():
+    found = against_baseline(
+        {"local": LOCAL, "hyperconverged": HYPERCONVERGED, "dispersed": [9100.0, 9300.0, 9050.0]},
+        baseline="local",
+    )
+    assert list(found) == ["hyperconverged", "dispersed"]
+    assert found["hyperconverged"] == relative_difference(
+        HYPERCONVERGED, LOCAL, "hyperconverged", "local"
+    )
+    assert found["dispersed"].estimate < 0 and found["dispersed"].baseline == "local"
+    with pytest.raises(StatisticsInputError, match="^baseline: 'nfs' is not a level; levels: a, b"):
+        against_baseline({"a": [1.0], "b": [2.0]}, baseline="nfs")

@@ -10,7 +10,7 @@
 
 from contio.stats.fairness import Degradation, MixFairness, degradation, jain_index, mix_fairness
 from contio.stats.interval import ConfidenceInterval, confidence_interval, mean, stdev
-from contio.stats.relative import RelativeDifference, relative_difference
+from contio.stats.relative import RelativeDifference, against_baseline, relative_difference
 from contio.stats.saturation import Saturation, saturation_point
 from contio.stats.sentence import (
     degradation_sentence,
@@ -31,6 +31,7 @@ __all__ = [
     "Saturation",
     "TTestResult",
     "Valley",
+    "against_baseline",
     "confidence_interval",
     "degradation",
     "degradation_sentence",

@@ -25,7 +25,7 @@ Repetitions of the two levels are treated as independent samples (different runs
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -162,3 +162,22 @@ def relative_difference(
         n_level=len(x),
         n_baseline=len(b),
     )
+
+
+def against_baseline(
+    samples: Mapping[str, Sequence[float]], baseline: str, confidence: float = 0.95
+) -> dict[str, RelativeDifference]:
+    """Every other level against the named `baseline` level (000: each backend against local).
+
+    `samples` maps a level name to its repetitions. Raises `StatisticsInputError`
+    listing the level names when `baseline` is not one of them.
+    """
+    if baseline not in samples:
+        raise StatisticsInputError(
+            "baseline", f"{baseline!r} is not a level; levels: {', '.join(map(str, samples))}"
+        )
+    return {
+        name: relative_difference(values, samples[baseline], name, baseline, confidence)
+        for name, values in samples.items()
+        if name != baseline
+    }
