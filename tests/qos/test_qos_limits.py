@@ -3,7 +3,7 @@
 import pytest
 
 from contio.errors import QosConfigError
-from contio.qos import IoLimits, parse_rate, priority_throttles
+from contio.qos import IoLimits, parse_rate, priority_limits, priority_throttles
 
 
 @pytest.mark.parametrize(
@@ -76,3 +76,12 @@ def test_bandwidth_and_tenants_are_required():
         priority_throttles(0, {"a": 1})
     with pytest.raises(QosConfigError, match="^priorities: needs at least one tenant"):
         priority_throttles(100, {})
+
+
+def test_priority_limits_are_io_limits_per_tenant():
+    limits = priority_limits(200_000_000, {"a": 4, "b": 8, "c": 8})
+    assert limits["a"] == IoLimits(read_bps=40_000_000, write_bps=40_000_000)
+    assert limits["b"] == IoLimits(read_bps=80_000_000, write_bps=80_000_000)
+    assert priority_limits(100, {"x": 1}, directions=("read",))["x"] == IoLimits(read_bps=100)
+    with pytest.raises(QosConfigError, match="^directions: must be 'read' and/or 'write'"):
+        priority_limits(100, {"x": 1}, directions=("sideways",))

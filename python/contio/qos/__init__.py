@@ -14,7 +14,7 @@ from contio.qos.device import BlockDevice, resolve
 from contio.qos.docker_cgroup import cgroup_of_pid, container_cgroup
 from contio.qos.hierarchy import Cgroup, detect
 from contio.qos.limits import IoLimits, parse_rate
-from contio.qos.priority import priority_throttles
+from contio.qos.priority import priority_limits, priority_throttles
 from contio.qos.process_group import ProcessGroup
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "container_cgroup",
     "detect",
     "parse_rate",
+    "priority_limits",
     "priority_throttles",
     "remove",
     "resolve",

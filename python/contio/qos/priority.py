@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from contio.errors import QosConfigError
+from contio.qos.limits import IoLimits
 
 PRIORITY_MIN, PRIORITY_MAX = 1, 100
 
@@ -34,3 +35,19 @@ def priority_throttles(bandwidth: float, priorities: Mapping[str, int]) -> dict[
             )
     total = sum(priorities.values())
     return {tenant: bandwidth * p / total for tenant, p in priorities.items()}
+
+
+def priority_limits(
+    bandwidth_bps: int,
+    priorities: Mapping[str, int],
+    directions: tuple[str, ...] = ("read", "write"),
+) -> dict[str, IoLimits]:
+    """004's throttles as `IoLimits` per tenant: tht_i bytes/s for each of `directions`."""
+    unknown = [d for d in directions if d not in ("read", "write")]
+    if unknown or not directions:
+        raise QosConfigError("directions", f"must be 'read' and/or 'write', not {directions!r}")
+    throttles = priority_throttles(bandwidth_bps, priorities)
+    return {
+        tenant: IoLimits(**{f"{d}_bps": max(1, int(tht)) for d in directions})
+        for tenant, tht in throttles.items()
+    }
