@@ -47,9 +47,7 @@ class NoIoController:
         return None if controls.empty else self.reason
 
     def attach(self, pid: int, group: IoGroupControls, device: str | None) -> dict[str, Any]:
-        if not group.empty:
-            raise RuntimeError(self.reason)  # the runner skips such cells before this
-        return {}
+        raise RuntimeError(self.reason)  # the runner skips cells with groups before this
 
     def release(self) -> None:
         return None

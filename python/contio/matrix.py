@@ -157,25 +157,30 @@ def _members(spec: ExperimentSpec, chosen: dict[str, Any]) -> tuple[Member, ...]
     return tuple(members)
 
 
-def _pick(levels: dict[str, list[Any]], entry: dict[str, Any], where: str) -> dict[str, Any]:
-    """One explicit cell: each factor's level by its text, or the factor's only level."""
+def _pick(levels: dict[str, list[Any]], entry: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    """The cells of one `cells` entry: each factor's level (a list: several, crossed), or
+    the factor's only level when the entry leaves it out."""
     flat = _flatten(entry)
-    chosen: dict[str, Any] = {}
+    chosen: dict[str, list[Any]] = {}
     for factor, values in levels.items():
         if factor in flat:
-            matches = [v for v in values if _as_text(v) == _as_text(flat[factor])]
-            if not matches:
-                allowed = ", ".join(_as_text(v) for v in values)
-                raise SpecError(
-                    f"{where}.{factor}", f"{flat[factor]!r} is not a level; allowed: {allowed}"
-                )
-            chosen[factor] = matches[0]
+            wanted = flat[factor] if isinstance(flat[factor], list) else [flat[factor]]
+            picked = []
+            for value in wanted:
+                matches = [v for v in values if _as_text(v) == _as_text(value)]
+                if not matches:
+                    allowed = ", ".join(_as_text(v) for v in values)
+                    raise SpecError(
+                        f"{where}.{factor}", f"{value!r} is not a level; allowed: {allowed}"
+                    )
+                picked.append(matches[0])
+            chosen[factor] = picked
         elif len(values) == 1:
-            chosen[factor] = values[0]
+            chosen[factor] = values
         else:
             allowed = ", ".join(_as_text(v) for v in values)
             raise SpecError(f"{where}.{factor}", f"required (several levels: {allowed})")
-    return chosen
+    return [dict(zip(chosen, combo)) for combo in itertools.product(*chosen.values())]
 
 
 def _excluded(chosen: dict[str, Any], exclusions: list[dict[str, Any]]) -> bool:
@@ -200,7 +205,7 @@ def expand(spec: ExperimentSpec, source: str = "spec") -> list[Cell]:
         combos = []
         for i, entry in enumerate(spec.cells):
             try:
-                combos.append(_pick(levels, entry, f"cells[{i}]"))
+                combos += [c for c in _pick(levels, entry, f"cells[{i}]") if c not in combos]
             except SpecError as exc:
                 problems.append(exc)
     else:
@@ -225,8 +230,3 @@ def _in_run_order(cells: list[Cell]) -> list[Cell]:
     for group in groups.values():
         ordered += [c for c in group if c.read_only] + [c for c in group if not c.read_only]
     return [Cell(i, c.levels, c.members) for i, c in enumerate(ordered, start=1)]
-
-
-def property_value(value: PropertyValue) -> str:
-    """A property level as the engine reads it."""
-    return engine_value(value)

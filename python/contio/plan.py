@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from contio.backend_levels import describe_plan, probe_unavailable
+from contio.io_controls import process_controller
 from contio.matrix import Cell, Member
 from contio.spec import ExperimentSpec
 from contio.stopping import planned_repetitions
@@ -92,6 +93,15 @@ class Plan:
         values = estimates(self.cells, self.spec).values()
         return sum(v[0] for v in values), sum(v[1] for v in values)
 
+    def _runs_here(self, cell: Cell) -> str:
+        definition = self.spec.backend_definitions()[cell.level["backend"]]
+        if probe_unavailable(definition):
+            return "skipped: backend unavailable"
+        controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
+        if controls is not None and process_controller().unavailable_reason(controls):
+            return "skipped: io controls unavailable"
+        return "yes"
+
     def render(self) -> Group:
         """The plan as rich renderables: backends, cells, duration."""
         spec = self.spec
@@ -113,6 +123,16 @@ class Plan:
             reason = probe_unavailable(definition)
             note = f" — unavailable here, its cells will be skipped: {reason}" if reason else ""
             lines.append(Text(f"  backend {name}: {describe_plan(definition)}{note}"))
+        controlled = [n for n, c in spec.io_controls.items() if not c.empty]
+        if any(c.level.get("io_controls") in controlled for c in self.cells):
+            controller = process_controller()
+            reason = controller.unavailable_reason(spec.io_controls[controlled[0]])
+            lines.append(
+                Text(
+                    f"  block I/O groups via {controller.mechanism}"
+                    + (f" — unavailable, those cells will be skipped: {reason}" if reason else "")
+                )
+            )
         table = Table(title=None, show_edge=False)
         keys: list[str] = []
         for cell in self.cells:
@@ -121,6 +141,7 @@ class Plan:
         for key in keys:
             table.add_column(key.removeprefix("properties."))
         table.add_column("read-only")
+        table.add_column("runs here")
         table.add_column("est.", justify="right")
         per_cell = estimates(self.cells, spec)
         for cell in self.cells:
@@ -130,6 +151,7 @@ class Plan:
                 str(cell.index),
                 *[str(cell.level.get(k, "")) for k in keys],
                 "yes" if cell.read_only else "no",
+                self._runs_here(cell),
                 est,
             )
         low, high = self.total_seconds()

@@ -94,7 +94,8 @@ class ExperimentSpec(SpecModel):
     threads: list[PositiveInt] | None = Field(None, min_length=1)
     factors: Factors = Factors()
     cells: list[dict[str, Any]] | None = Field(None, min_length=1)
-    """Explicit cells instead of the full factorial: each maps factors to one level."""
+    """Explicit cells instead of the full factorial: each entry maps factors to a level, or
+    to a list of levels that are crossed within the entry."""
     exclude: list[dict[str, Any]] = []
     """Cells matching every factor level of an entry are left out."""
     mixes: dict[str, list[MixMember]] = {}
@@ -228,7 +229,11 @@ def problem_of(
 
 
 def apply_profile(data: dict[str, Any], profile: str | None, source: str) -> dict[str, Any]:
-    """`data` with the named profile merged in (mappings merge, other values replace)."""
+    """`data` with the named profile merged in.
+
+    Mappings merge key by key; lists and scalars replace; a mapping with another `type`
+    (a backend of another kind) replaces the whole definition.
+    """
     profiles = data.get("profiles") or {}
     chosen = profile or data.get("default_profile")
     if chosen is None:
@@ -250,11 +255,16 @@ def apply_profile(data: dict[str, Any], profile: str | None, source: str) -> dic
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     merged = copy.deepcopy(base)
     for key, value in override.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+        current = merged.get(key)
+        if isinstance(value, dict) and isinstance(current, dict) and _same_kind(current, value):
             merged[key] = _merge(merged[key], value)
         else:
             merged[key] = copy.deepcopy(value)
     return merged
+
+
+def _same_kind(current: dict[str, Any], override: dict[str, Any]) -> bool:
+    return "type" not in override or override["type"] == current.get("type")
 
 
 def validate_spec(

@@ -178,8 +178,9 @@ class IoGroupControls(SpecModel):
 
 
 class IoControlSet(SpecModel):
-    """A level of the `io_controls` factor: one entry per container, in container order;
-    containers past the list's end are not controlled."""
+    """A level of the `io_controls` factor: one group (a cgroup, the VNode of paper 004)
+    per container, in container order; a group without limits still isolates its
+    container in a cgroup of its own. Containers past the list's end are not grouped."""
 
     groups: list[IoGroupControls] = []
     device: str | None = None
@@ -187,7 +188,8 @@ class IoControlSet(SpecModel):
 
     @property
     def empty(self) -> bool:
-        return all(g.empty for g in self.groups)
+        """No groups at all: nothing to apply."""
+        return not self.groups
 
 
 class Factors(SpecModel):
