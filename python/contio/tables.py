@@ -8,10 +8,6 @@ from rich.table import Table
 
 from contio.summary import LATENCY_AGGREGATION, CellSummary
 
-# Levels every cell shares are shown once in the title, not in a column.
-_HIDDEN_WHEN_CONSTANT = True
-
-
 def _number(value: float, digits: int = 0) -> str:
     return "–" if math.isnan(value) else f"{value:,.{digits}f}"
 
@@ -34,12 +30,15 @@ def _varying(summaries: list[CellSummary]) -> tuple[list[str], dict[str, object]
 def results_table(summaries: list[CellSummary]) -> Table:
     """One row per cell: its levels, ops/s mean ± 95% CI half-width, p95, p99, repetitions."""
     varying, constant = _varying(summaries)
-    common = ", ".join(f"{k}={v}" for k, v in constant.items())
+    common = ", ".join(f"{k.removeprefix('properties.')}={v}" for k, v in constant.items())
+    reasons = sorted({s.reason for s in summaries if s.status == "skipped" and s.reason})
+    skipped = "".join(f"\nskipped: {reason}" for reason in reasons)
     table = Table(
         title="contio results" + (f" ({common})" if common else ""),
         caption=(
             "ops/s: per repetition the sum over containers, warm-up left out; mean ± 95% "
             f"confidence half-width (Student t over repetitions).\n{LATENCY_AGGREGATION}."
+            f"{skipped}"
         ),
         caption_justify="left",
     )
@@ -53,7 +52,7 @@ def results_table(summaries: list[CellSummary]) -> Table:
         relative = "–" if math.isnan(ci.half_width) else f"{100 * ci.relative_half_width:.1f}%"
         levels = [str(s.levels.get(k, "")) for k in varying]
         if s.status == "skipped":
-            table.add_row(*levels, f"skipped: {s.reason}", "", "", "", "0")
+            table.add_row(*levels, "skipped (see below)", "", "", "", "0")
             continue
         table.add_row(
             *levels,
