@@ -102,7 +102,7 @@ class BackendPool:
         for backend in reversed(list(self._ready.values())):
             try:
                 backend.teardown()
-            except Exception as exc:  # keep tearing down the others
+            except Exception as exc:  # noqa: BLE001 - keep tearing down the others; re-raised below
                 errors.append(exc)
         self._ready.clear()
         if errors:

@@ -62,6 +62,4 @@ def process_controller() -> IoController:
     factory = getattr(qos, "process_controller", None)
     if factory is not None:
         return factory()
-    return NoIoController(
-        "block I/O controls need contio.qos, which this build does not have yet"
-    )
+    return NoIoController("block I/O controls need contio.qos, which this build does not have yet")

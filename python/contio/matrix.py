@@ -18,7 +18,6 @@ from typing import Any
 from contio.errors import InvalidSpecError, SpecError
 from contio.spec import ExperimentSpec, engine_value
 from contio.spec_checks import NO_CONTROLS
-from contio.spec_parts import PropertyValue
 from contio.workload_kinds import read_properties, writes
 from contio.workloads import WorkloadRef
 
@@ -55,7 +54,9 @@ class Member:
 
     def dataset(self) -> tuple[str, tuple[tuple[str, str], ...]]:
         merged = self.merged_properties()
-        keys = sorted(k for k in merged if k in DATASET_PROPERTIES or k.startswith(f"{self.target}."))
+        keys = sorted(
+            k for k in merged if k in DATASET_PROPERTIES or k.startswith(f"{self.target}.")
+        )
         return self.target, tuple((k, merged[k]) for k in keys)
 
     @property
@@ -185,8 +186,7 @@ def _pick(levels: dict[str, list[Any]], entry: dict[str, Any], where: str) -> li
 
 def _excluded(chosen: dict[str, Any], exclusions: list[dict[str, Any]]) -> bool:
     return any(
-        all(_as_text(chosen.get(k)) == _as_text(v) for k, v in rule.items())
-        for rule in exclusions
+        all(_as_text(chosen.get(k)) == _as_text(v) for k, v in rule.items()) for rule in exclusions
     )
 
 

@@ -76,7 +76,7 @@ def estimates(cells: list[Cell], spec: ExperimentSpec) -> dict[str, tuple[float,
 
 
 def _duration(seconds: float) -> str:
-    minutes, secs = divmod(int(round(seconds)), 60)
+    minutes, secs = divmod(round(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s"
 

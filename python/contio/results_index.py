@@ -179,6 +179,4 @@ class ResultsIndex:
 
     def backends(self) -> list[dict[str, Any]]:
         rows = self._db.execute("SELECT * FROM backends ORDER BY name").fetchall()
-        return [
-            {**dict(r), "description": json.loads(r["description"] or "null")} for r in rows
-        ]
+        return [{**dict(r), "description": json.loads(r["description"] or "null")} for r in rows]

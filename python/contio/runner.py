@@ -215,7 +215,9 @@ class Runner:
             data_dirs = self._ensure_load(engine, folder, index, cell, repetition, progress)
             if self.spec.drop_caches:
                 drop_page_cache()
-            records = self._phase(engine, folder, index, cell, repetition, "run", data_dirs, progress)
+            records = self._phase(
+                engine, folder, index, cell, repetition, "run", data_dirs, progress
+            )
             if not cell.read_only and self._loaded is not None:
                 self._loaded.fresh = False  # later cells on this load see changed data
             throughputs.append(sum(r.steady_ops_per_sec for r in records))
@@ -280,7 +282,9 @@ class Runner:
             group = None
             if phase == "run" and controls is not None and k <= len(controls.groups):
                 group = controls.groups[k - 1]
-            containers.append(ContainerPhase(k, args, files.json, files.stdout, files.stderr, group))
+            containers.append(
+                ContainerPhase(k, args, files.json, files.stdout, files.stderr, group)
+            )
         codes = self._executor(cell.level["runtime"]).run_phase(
             engine, containers, self.io, progress.status
         )

@@ -86,7 +86,7 @@ class ExperimentSpec(SpecModel):
     description: str = ""
     backend: dict[str, Any] | None = None
     """One backend (older layout); `backends` names several."""
-    backends: dict[str, dict[str, Any]] = {}
+    backends: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Backend levels by name: `{type: local|striped|gluster|nfs|path|local-dir, …options}`."""
     runtime: ProcessRuntimeSpec = ProcessRuntimeSpec()
     targets: list[TargetName] | None = Field(None, min_length=1)
@@ -96,10 +96,10 @@ class ExperimentSpec(SpecModel):
     cells: list[dict[str, Any]] | None = Field(None, min_length=1)
     """Explicit cells instead of the full factorial: each entry maps factors to a level, or
     to a list of levels that are crossed within the entry."""
-    exclude: list[dict[str, Any]] = []
+    exclude: list[dict[str, Any]] = Field(default_factory=list)
     """Cells matching every factor level of an entry are left out."""
-    mixes: dict[str, list[MixMember]] = {}
-    io_controls: dict[str, IoControlSet] = {}
+    mixes: dict[str, list[MixMember]] = Field(default_factory=dict)
+    io_controls: dict[str, IoControlSet] = Field(default_factory=dict)
     load_threads: PositiveInt | None = None
     load: LoadPolicy = LoadPolicy()
     repetitions: PositiveInt | None = None
@@ -109,9 +109,9 @@ class ExperimentSpec(SpecModel):
     """Seconds at the start of each run phase left out of its ops/s."""
     drop_caches: bool = False
     """Drop the page cache before every run phase (needs root)."""
-    properties: dict[str, PropertyValue] = {}
+    properties: dict[str, PropertyValue] = Field(default_factory=dict)
     """Engine properties for every phase (`-p key=value`), after the workload file's."""
-    profiles: dict[str, dict[str, Any]] = {}
+    profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Named overrides (`tiny`, `small`, `paper`), merged into the spec by `--profile`."""
     default_profile: str | None = None
 

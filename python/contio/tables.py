@@ -8,6 +8,7 @@ from rich.table import Table
 
 from contio.summary import LATENCY_AGGREGATION, CellSummary
 
+
 def _number(value: float, digits: int = 0) -> str:
     return "–" if math.isnan(value) else f"{value:,.{digits}f}"
 

@@ -17,9 +17,7 @@ from contio.tables import results_table
 PROFILE_HELP = "Profile of the spec to run (for example tiny, small, paper)."
 
 
-def load_spec(
-    spec: Path | None, profile: str | None
-) -> tuple[ExperimentSpec, str]:
+def load_spec(spec: Path | None, profile: str | None) -> tuple[ExperimentSpec, str]:
     """The spec file (or the embedded default) with `profile` merged."""
     return read_spec_file(spec, profile) if spec else read_default_spec(profile)
 
