@@ -40,7 +40,7 @@ def phase(cell: str, repetition: int, container: int, ops: float, status: str = 
 @pytest.fixture
 def index(tmp_path):
     index = ResultsIndex.create(tmp_path)
-    index.add_cells([("k", 1, "cell one", {"target": "null", "containers": 2, "threads": 1})])
+    index.add_cells([("k", 1, "cell one", {"target": "null", "containers": 2, "threads": 1}, 2)])
     yield index
     index.close()
 

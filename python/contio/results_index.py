@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS cells (
     cell_index INTEGER NOT NULL,
     label TEXT NOT NULL,
     levels TEXT NOT NULL,
+    members INTEGER NOT NULL,  -- engines per repetition (containers × mix members)
     status TEXT NOT NULL DEFAULT 'pending',  -- pending | running | done | skipped
     reason TEXT,
     finished_at TEXT
@@ -114,13 +115,13 @@ class ResultsIndex:
         return session
 
     # -- cells --------------------------------------------------------------------------
-    def add_cells(self, cells: list[tuple[str, int, str, dict[str, Any]]]) -> None:
-        """Register (key, index, label, levels) once; existing cells keep their state."""
+    def add_cells(self, cells: list[tuple[str, int, str, dict[str, Any], int]]) -> None:
+        """Register (key, index, label, levels, members) once; existing cells keep their state."""
         with self._tx() as db:
             db.executemany(
-                "INSERT OR IGNORE INTO cells (cell_key, cell_index, label, levels) "
-                "VALUES (?, ?, ?, ?)",
-                [(k, i, label, json.dumps(levels)) for k, i, label, levels in cells],
+                "INSERT OR IGNORE INTO cells (cell_key, cell_index, label, levels, members) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(k, i, label, json.dumps(levels), n) for k, i, label, levels, n in cells],
             )
 
     def cell_status(self, key: str) -> str:

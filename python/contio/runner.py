@@ -108,7 +108,9 @@ class Runner:
             folder.write_json("host.json", describe_host(engine_version()))
             index.set_meta("profile", self.profile)
             index.set_meta("spec_fingerprint", spec_fingerprint(self.spec))
-            index.add_cells([(c.key, c.index, c.label, c.level) for c in self.cells])
+            index.add_cells(
+                [(c.key, c.index, c.label, c.level, len(c.members)) for c in self.cells]
+            )
         self.folder, self.index = folder, index
         self._session = index.new_session()
         return folder, index

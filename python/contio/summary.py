@@ -72,7 +72,7 @@ def summarize(index: ResultsIndex) -> list[CellSummary]:
             runs[row["cell_key"]][row["repetition"]].append(row)
     summaries = []
     for cell in index.cells():
-        containers = int(cell["levels"].get("containers", 1))
+        containers = int(cell["members"])
         reps = [rows for rows in runs[cell["cell_key"]].values() if len(rows) == containers]
         flat = [row for rows in reps for row in rows]
         ops = [sum(r["steady_ops_per_sec"] for r in rows) for rows in reps]

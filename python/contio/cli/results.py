@@ -8,7 +8,8 @@ import click
 from rich.console import Console
 
 from contio.cli import cli
-from contio.results_index import ResultsIndex
+from contio.errors import UsageError
+from contio.results_index import INDEX_FILE, ResultsIndex
 from contio.summary import summarize
 from contio.tables import results_table
 
@@ -17,6 +18,8 @@ from contio.tables import results_table
 @click.argument("folder", type=click.Path(file_okay=False, exists=True, path_type=Path))
 def results(folder: Path) -> None:
     """Print the per-cell statistics of a results folder (complete or interrupted)."""
+    if not (folder / INDEX_FILE).is_file():
+        raise UsageError(f"{folder} has no {INDEX_FILE}: not a contio results folder")
     index = ResultsIndex.open(folder)
     try:
         summaries = summarize(index)
