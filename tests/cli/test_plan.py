@@ -12,6 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 def contio(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "contio", *map(str, args)],
+        check=False,
         capture_output=True,
         text=True,
         timeout=120,
