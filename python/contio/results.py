@@ -36,6 +36,7 @@ from contio.stopping import steady_throughput
 
 REPETITIONS_CSV = "repetitions.csv"
 SUMMARY_CSV = "summary.csv"
+BACKENDS_JSON = "backends.json"
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,14 @@ class ResultsFolder:
         _append_rows(partial, rows)
         if rows:
             os.replace(partial, path)
+        return path
+
+    def replace_derived_json(self, relative: str, data: Any) -> Path:
+        """Write a JSON file derived from the index (backends.json) atomically, replacing it."""
+        path = self.path / relative
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        os.replace(partial, path)
         return path
 
     def write_rows(self, relative: str, rows: list[dict[str, Any]]) -> Path:

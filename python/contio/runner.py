@@ -31,7 +31,7 @@ from contio.matrix import Cell, Member, expand
 from contio.page_cache import drop_page_cache
 from contio.phases import LoadedData, needs_load
 from contio.progress import RunProgress
-from contio.results import SUMMARY_CSV, PhaseRecord, ResultsFolder
+from contio.results import BACKENDS_JSON, SUMMARY_CSV, PhaseRecord, ResultsFolder
 from contio.results_index import ResultsIndex
 from contio.run_identity import check_resumable, spec_fingerprint
 from contio.runtime.signals import interrupts_raise
@@ -134,6 +134,9 @@ class Runner:
                 for name, description in descriptions.items():
                     if description:
                         index.set_backend(name, description, None)
+                    elif self.pool.unavailable(name):
+                        index.set_backend(name, None, self.pool.unavailable(name))
+                folder.replace_derived_json(BACKENDS_JSON, index.backends())
                 summaries = summarize(index)
                 folder.replace_derived(SUMMARY_CSV, [s.row() for s in summaries])
         return RunOutcome(folder, summaries)
