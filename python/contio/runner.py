@@ -113,6 +113,9 @@ class Runner:
             )
         self.folder, self.index = folder, index
         self._session = index.new_session()
+        # Which mechanism applied block I/O groups (cgroup v1 does not throttle buffered
+        # writes; the controller's mechanism string says what was used).
+        index.set_meta(f"io_mechanism.session{self._session}", self.io.mechanism)
         return folder, index
 
     def _run_all(self, engine: Path, folder: ResultsFolder, index: ResultsIndex) -> RunOutcome:
