@@ -81,9 +81,9 @@ class RunProgress:
 
     def status(self, ops_per_sec: float) -> None:
         """The running phase's aggregate ops/s so far (from the engines' status lines)."""
-        if self._live:
+        if self._live and ops_per_sec > 0:  # 0 until the engines' first status line
             self._progress.update(
-                self._task, description=f"{self._current} · {ops_per_sec:,.0f} ops/s"
+                self._task, description=f"{self._current} · {ops_per_sec:,.0f} ops/s so far"
             )
 
     def finish_phase(self) -> None:

@@ -171,6 +171,7 @@ def test_an_interrupted_run_keeps_completed_results_and_leaves_nothing(tmp_path,
         tmp_path,
         threads="[1]",
         repetitions="3",
+        factors="{containers: [2]}",  # two engines at once: neither may outlive contio
         properties="{recordcount: 200, operationcount: 2000000000, maxexecutiontime: 600}",
     )
     results = tmp_path / "results"
