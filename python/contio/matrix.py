@@ -47,6 +47,8 @@ class Member:
     threads: int
     properties: tuple[tuple[str, str], ...]
     """Engine properties for every phase: the spec's, the cell's property levels."""
+    kind: str = "ycsb"
+    """The workload kind (`contio.workload_kinds.KINDS`) that turns it into engine args."""
 
     def merged_properties(self) -> dict[str, str]:
         """The workload file's properties overridden by the spec's (what the engine sees)."""

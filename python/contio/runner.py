@@ -161,7 +161,7 @@ class Runner:
                 # One record is enough to open the target and exercise the properties.
                 properties.update(recordcount="1", insertstart="0", insertcount="1")
                 json_path = scratch / f"{n}.json"
-                args = KINDS["ycsb"].engine_args(
+                args = KINDS[member.kind].engine_args(
                     "load", member.target, member.workload.path, properties, 1, json_path
                 )
                 try:
@@ -279,7 +279,7 @@ class Runner:
         for k, (member, data_dir) in enumerate(zip(cell.members, data_dirs), start=1):
             files = folder.phase_files(cell.slug, self._session, repetition, phase, k)
             threads = member.threads if phase == "run" else self.spec.load_thread_count
-            args = KINDS["ycsb"].engine_args(
+            args = KINDS[member.kind].engine_args(
                 phase,
                 member.target,
                 member.workload.path,
