@@ -111,8 +111,11 @@ def _factor_levels(spec: ExperimentSpec) -> dict[str, list[Any]]:
     factors = spec.factors
     levels: dict[str, list[Any]] = {
         "backend": factors.backend or list(spec.backend_definitions())[:1],
-        "target": spec.target_levels(),
     }
+    mixed = [m for name in factors.mix or [] for m in spec.mixes[name]]
+    named = factors.target is not None or spec.targets is not None
+    if named or not mixed or not all(m.target for m in mixed):
+        levels["target"] = spec.target_levels()  # else every mix member names its own
     if factors.mix is not None:
         levels["mix"] = list(factors.mix)
     else:
@@ -151,6 +154,7 @@ def _members(spec: ExperimentSpec, chosen: dict[str, Any]) -> tuple[Member, ...]
         parts = [None]
     for part in parts:
         target = (part.target if part and part.target else None) or chosen["target"]
+        # (chosen has no "target" only when every mix member names its own.)
         workload = part.workload if part else chosen["workload"]
         threads = (part.threads if part and part.threads else None) or chosen["threads"]
         common = spec.properties_for(target)
