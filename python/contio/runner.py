@@ -162,13 +162,13 @@ class Runner:
         progress.start_phase(cell, repetition, phase)
         name = "load" if phase == "load" else f"run-t{cell.threads}"
         files = folder.phase_files(group.slug, repetition, name)
+        properties = self._properties(cell.target, data_dir)
+        if phase == "load":
+            # A time limit meant for the run phases must not cut the load short:
+            # the run phases would then read keys that were never inserted.
+            properties.pop("maxexecutiontime", None)
         args = ycsb_args(
-            phase,
-            cell.target,
-            [cell.workload.path],
-            self._properties(cell.target, data_dir),
-            cell.threads,
-            files.json,
+            phase, cell.target, [cell.workload.path], properties, cell.threads, files.json
         )
         code = self.runtime.run([str(engine), *args], stdout=files.stdout, stderr=files.stderr)
         result = interpret_exit(code, files.stderr.read_text(errors="replace"), files.json)
