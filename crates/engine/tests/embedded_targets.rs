@@ -246,7 +246,11 @@ fn describe_reports_engine_version_and_settings() {
             version.chars().next().unwrap().is_ascii_digit(),
             "{version}"
         );
-        assert_eq!(d["cache_bytes"], 0, "{name}: caches off by default");
+        assert_eq!(
+            d["cache_bytes"],
+            1 << 20,
+            "{name}: a minimal cache by default"
+        );
         assert_eq!(d["sync"], "periodic");
         assert_eq!(d["sync_interval_ms"], 1000);
         driver.close().unwrap();

@@ -5,7 +5,7 @@
 //! Each YCSB table is a redb table; each record one key whose value is a row
 //! (`row`). Every operation is its own transaction; redb runs one write
 //! transaction at a time, so an update's read-merge-write is atomic. The page
-//! cache defaults to 0 bytes so reads and writes reach the file.
+//! cache is minimal by default (1 MiB) so reads and writes reach the file.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,7 +16,9 @@ use redb::{
 };
 use serde_json::json;
 
-use super::embedded::{byte_size, data_dir, DirUsage, FirstError, SyncMode, SyncSchedule};
+use super::embedded::{
+    byte_size, data_dir, DirUsage, FirstError, SyncMode, SyncSchedule, DEFAULT_CACHE_BYTES,
+};
 use super::{row, Record, Session, Status, TargetDriver, TargetInfo};
 use crate::error::{PropertyError, TargetError};
 use crate::properties::Properties;
@@ -44,14 +46,14 @@ pub fn info() -> TargetInfo {
 #[derive(Debug, Clone)]
 struct Settings {
     dir: PathBuf,
-    /// redb's page cache, read cache and write buffer together (`btree.cache_bytes`, default 0).
+    /// redb's page cache, read cache and write buffer together (`btree.cache_bytes`, default 1 MiB).
     cache_bytes: u64,
     sync: SyncMode,
 }
 
 impl Settings {
     fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
-        let cache_bytes = byte_size(props, "btree.cache_bytes", 0)?;
+        let cache_bytes = byte_size(props, "btree.cache_bytes", DEFAULT_CACHE_BYTES)?;
         if usize::try_from(cache_bytes).is_err() {
             return Err(PropertyError::BadValue {
                 key: "btree.cache_bytes".into(),

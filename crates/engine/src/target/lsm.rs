@@ -4,7 +4,7 @@
 //!
 //! Each YCSB table is a fjall keyspace; each record one key whose value is a
 //! row (`row`). Defaults keep the engine's own memory small so operations reach
-//! the files: no block cache (bloom filters and index blocks stay pinned in
+//! the files: a 1 MiB block cache (bloom filters and index blocks stay pinned in
 //! memory, as Cassandra's do), a 1 MiB memtable and 2 MiB tables.
 
 use std::collections::HashMap;
@@ -15,7 +15,9 @@ use fjall::config::PinningPolicy;
 use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use serde_json::json;
 
-use super::embedded::{byte_size, data_dir, DirUsage, FirstError, SyncMode, SyncSchedule};
+use super::embedded::{
+    byte_size, data_dir, DirUsage, FirstError, SyncMode, SyncSchedule, DEFAULT_CACHE_BYTES,
+};
 use super::{row, Record, Session, Status, TargetDriver, TargetInfo};
 use crate::error::{PropertyError, TargetError};
 use crate::properties::Properties;
@@ -43,7 +45,7 @@ pub fn info() -> TargetInfo {
 #[derive(Debug, Clone)]
 struct Settings {
     dir: PathBuf,
-    /// Block cache for table reads (`lsm.cache_bytes`, default 0: off).
+    /// Block cache for table reads (`lsm.cache_bytes`, default 1 MiB).
     cache_bytes: u64,
     /// Write buffer flushed to a new table when full (`lsm.memtable_bytes`, default 1 MiB).
     memtable_bytes: u64,
@@ -70,7 +72,7 @@ impl Settings {
         }
         Ok(Settings {
             dir: data_dir(props, NAME)?,
-            cache_bytes: byte_size(props, "lsm.cache_bytes", 0)?,
+            cache_bytes: byte_size(props, "lsm.cache_bytes", DEFAULT_CACHE_BYTES)?,
             memtable_bytes,
             table_bytes,
             sync: SyncMode::from_properties(props, NAME)?,
