@@ -165,13 +165,7 @@ fn run_phase_finds_what_the_load_process_stored() {
         );
         assert_eq!(run["operations"], 2000);
         let described = &run["target_description"];
-        assert_eq!(
-            described["dir"]
-                .as_str()
-                .or(described["file"].as_str())
-                .is_some(),
-            true
-        );
+        assert_eq!(described["sync"], "periodic", "{t}: {described}");
         if t == "btree" {
             assert_eq!(described["files"], 1, "btree keeps one file: {described}");
         }
