@@ -172,6 +172,14 @@ fn data_survives_close_and_reopen() {
             s.cleanup().unwrap();
             driver.close().unwrap();
         }
+        // Each engine keeps everything under one named entry of its directory:
+        // lsm a subdirectory of many files, btree one file.
+        let entries: Vec<String> = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        let own = if name == "lsm" { "lsm" } else { "btree.redb" };
+        assert_eq!(entries, [own], "{name}");
         let driver = open(name, &dir);
         let mut s = driver.session().unwrap();
         for i in (0..RECORDS).filter(|&i| i != 3 && i != 4) {

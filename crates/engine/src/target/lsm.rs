@@ -23,6 +23,8 @@ use crate::error::{PropertyError, TargetError};
 use crate::properties::Properties;
 
 const NAME: &str = "lsm";
+/// The subdirectory of `lsm.dir` that holds the journal and the tables.
+const SUBDIR: &str = "lsm";
 
 /// Registry entry for `lsm`.
 pub fn info() -> TargetInfo {
@@ -44,6 +46,7 @@ pub fn info() -> TargetInfo {
 /// The settings in effect, from the `lsm.*` properties.
 #[derive(Debug, Clone)]
 struct Settings {
+    /// `lsm.dir`; the engine's files go in its subdirectory `lsm`.
     dir: PathBuf,
     /// Block cache for table reads (`lsm.cache_bytes`, default 1 MiB).
     cache_bytes: u64,
@@ -55,6 +58,11 @@ struct Settings {
 }
 
 impl Settings {
+    /// Where fjall keeps its files: a subdirectory, so `lsm.dir` may hold other things.
+    fn data(&self) -> PathBuf {
+        self.dir.join(SUBDIR)
+    }
+
     fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
         let memtable_bytes = byte_size(props, "lsm.memtable_bytes", 1 << 20)?;
         let table_bytes = byte_size(props, "lsm.table_bytes", 2 << 20)?;
@@ -115,12 +123,13 @@ struct LsmDriver {
 impl LsmDriver {
     fn open(props: &Properties) -> Result<Self, TargetError> {
         let settings = Settings::from_properties(props)?;
-        let db = Database::builder(&settings.dir)
+        let data = settings.data();
+        let db = Database::builder(&data)
             .cache_size(settings.cache_bytes)
             // Journal writes reach the OS on every operation; `sync=op` adds an fsync.
             .manual_journal_persist(false)
             .open()
-            .map_err(|e| failed(format!("cannot open '{}': {e}", settings.dir.display())))?;
+            .map_err(|e| failed(format!("cannot open '{}': {e}", data.display())))?;
         Ok(LsmDriver {
             shared: Arc::new(Shared {
                 db,
@@ -151,12 +160,12 @@ impl TargetDriver for LsmDriver {
 
     fn describe(&self) -> serde_json::Value {
         let s = &self.shared.settings;
-        let files = DirUsage::of(&s.dir);
+        let files = DirUsage::of(&s.data());
         json!({
             "engine": "fjall",
             "crate_version": env!("CONTIO_FJALL_VERSION"),
             "layout": "log-structured merge tree: journal + many small sorted table files",
-            "dir": s.dir.display().to_string(),
+            "dir": s.data().display().to_string(),
             "cache_bytes": s.cache_bytes,
             "memtable_bytes": s.memtable_bytes,
             "table_bytes": s.table_bytes,
