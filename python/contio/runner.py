@@ -173,6 +173,10 @@ class Runner:
         properties = dict(member.properties)
         if phase == "run":
             properties.update(self.spec.stop.engine_properties())
+        else:
+            # A time limit meant for the run phases must not cut the load short:
+            # the run phases would then read keys that were never inserted.
+            properties.pop("maxexecutiontime", None)
         properties["status.interval"] = "1"
         dir_property = TARGETS[member.target].data_dir_property
         if dir_property and data_dir is not None:

@@ -125,12 +125,23 @@ def test_the_engines_text_output_parses_and_agrees_with_its_json(tmp_path, engin
 def test_embedded_targets_keep_their_data_in_the_backend(tmp_path, engine, engine_targets, target):
     if not re.search(rf"^\s*{target}\b", engine_targets, re.MULTILINE):
         pytest.skip(f"this engine has no {target} target yet")
-    spec = write_spec(tmp_path, targets=f"[{target}]", threads="[2]")
+    spec = write_spec(
+        tmp_path,
+        targets=f"[{target}]",
+        threads="[2]",
+        properties="{recordcount: 200, operationcount: 2000, maxexecutiontime: 60}",
+    )
     done = run_contio("run", spec, "--results-dir", tmp_path / "results")
     assert done.returncode == 0, done.stderr
     raw = only_folder(tmp_path / "results") / "raw" / "cell001"
+    load = read_result(raw / "s1-rep1" / "load-c1.json")
+    # The run phases' time limit never cuts the load short: every record is inserted.
+    assert load.properties["maxexecutiontime"] == "0"
+    assert load.operations_by_type["INSERT"].returns == {"OK": 200}
     result = read_result(raw / "s1-rep1" / "run-c1.json")
     assert result.status == "ok" and result.operations == 2000
+    assert result.properties["maxexecutiontime"] == "60"
+    assert "NOT_FOUND" not in result.operations_by_type["READ"].returns
     assert result.properties[f"{target}.dir"].startswith(str(tmp_path / "data"))
     assert list((tmp_path / "data").iterdir()) == []
 

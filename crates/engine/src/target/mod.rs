@@ -11,7 +11,11 @@ use std::fmt;
 use crate::error::TargetError;
 use crate::properties::Properties;
 
+pub mod btree;
+mod embedded;
+pub mod lsm;
 pub mod null;
+pub mod row;
 
 /// The outcome of one operation, with YCSB's names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -151,7 +155,7 @@ pub struct TargetInfo {
 
 /// Every target this build knows, by name.
 pub fn registry() -> Vec<TargetInfo> {
-    vec![null::info()]
+    vec![null::info(), lsm::info(), btree::info()]
 }
 
 /// Looks up a target by name; the error lists the known names.

@@ -1,0 +1,33 @@
+//! Records the resolved versions of the embedded storage crates, so each
+//! target's `describe()` reports the exact version it was built with.
+
+use std::path::Path;
+
+fn main() {
+    let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock");
+    println!("cargo:rerun-if-changed={}", lock.display());
+    let text = std::fs::read_to_string(&lock).unwrap_or_default();
+    for (krate, var) in [
+        ("fjall", "CONTIO_FJALL_VERSION"),
+        ("redb", "CONTIO_REDB_VERSION"),
+    ] {
+        println!("cargo:rustc-env={var}={}", locked_version(&text, krate));
+    }
+}
+
+/// The version of `krate` in Cargo.lock's `[[package]]` entries, or "unknown".
+fn locked_version(lock: &str, krate: &str) -> String {
+    let name_line = format!("name = \"{krate}\"");
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == name_line {
+            if let Some(v) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = "))
+            {
+                return v.trim_matches('"').to_string();
+            }
+        }
+    }
+    "unknown".to_string()
+}
