@@ -37,10 +37,12 @@ def test_files_are_never_replaced(tmp_path):
     with pytest.raises(ResultsFolderError, match="never overwritten"):
         folder.write_json("host.json", {"a": 2})
     assert json.loads((folder.path / "host.json").read_text()) == {"a": 1}
-    files = folder.phase_files("lsm-workloada", 1, "load")
+    files = folder.phase_files("cell001", 1, 1, "load", 1)
     files.json.write_text("{}")
     with pytest.raises(ResultsFolderError, match="never overwritten"):
-        folder.phase_files("lsm-workloada", 1, "load")
+        folder.phase_files("cell001", 1, 1, "load", 1)
+    # The next session (a resumed run) writes beside it, never over it.
+    assert folder.phase_files("cell001", 2, 1, "load", 1).json != files.json
     folder.write_rows("summary.csv", [{"a": 1}])
     with pytest.raises(ResultsFolderError, match="never overwritten"):
         folder.write_rows("summary.csv", [{"a": 2}])
@@ -53,7 +55,14 @@ def test_records_append_and_read_back(tmp_path):
         doc = document({"READ": operation([10, 20, 30])}, throughput=throughput)
         result = parse_result(json.dumps(doc), "doc")
         record = PhaseRecord.from_result(
-            result, workload="workloada", repetition=repetition, raw_json="raw/a.json"
+            result,
+            cell_key="{}",
+            cell_index=1,
+            session=1,
+            container=1,
+            workload="workloada",
+            repetition=repetition,
+            raw_json="raw/a.json",
         )
         folder.append_record(record)
         records.append(record)

@@ -43,7 +43,8 @@ def test_a_valid_spec(tmp_path, workload_file):
     assert spec.workloads[0].path == workload_file
     assert spec.workloads[0].name == "mine.properties"
     assert spec.threads == [1, 2]
-    assert spec.backend.type == "local-dir" and spec.runtime.type == "process"
+    assert spec.backend_definitions() == {"local-dir": {"type": "local-dir"}}
+    assert spec.runtime.type == "process"
     assert spec.properties_for("null") == {"recordcount": "10", "readallfields": "true"}
 
 
@@ -79,8 +80,18 @@ def test_missing_workload_file_is_named(tmp_path):
 
 
 def test_bad_backend_type_lists_the_allowed(tmp_path, workload_file):
+    [problem] = problems(spec_text(backend="{type: nfz}"), tmp_path)
+    assert problem == (
+        "backend.type: 'nfz' is not allowed; allowed: local-dir, gluster, local, nfs, path, striped"
+    )
+
+
+def test_registry_backend_options_are_checked_with_their_path(tmp_path, workload_file):
     [problem] = problems(spec_text(backend="{type: nfs}"), tmp_path)
-    assert problem == "backend.type: 'nfs' is not allowed; allowed: local-dir"
+    assert problem.startswith("backend.export_path:")
+    text = spec_text(backends="{a: {type: nfs, export_path: /x, export_mode: maybe}}")
+    [problem] = problems(text, tmp_path)
+    assert problem.startswith("backends.a.export_mode:") and "'sync'" in problem
 
 
 def test_backend_path_must_exist(tmp_path, workload_file):

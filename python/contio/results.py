@@ -1,19 +1,21 @@
 """Result records and the results folder of an experiment.
 
-One folder per experiment, never overwritten: `<root>/<name>-<UTC time>[-n]/`.
+One folder per experiment: `<root>/<name>-<UTC time>[-n]/`.
 
-    spec.yaml           the spec as the user wrote it
-    spec.json           the validated spec (workload files resolved)
+    spec.yaml           the spec as the user wrote it (`--resume` runs it again)
+    spec.json           the validated spec (profile merged, workload files resolved)
     host.json           the machine and software that ran it
-    backend.json        what the storage was (path, file system, device)
-    raw/<target>-<workload>/rep<r>/load.json, run-t<threads>.json
-                        the engine's result documents; `.txt` its YCSB-format
-                        stdout, `.stderr` its status lines and messages
-    repetitions.csv     one row per phase × repetition, appended as each finishes
+    backends.json       what each backend level was (device, file system, layout)
+    index.sqlite        cells and their state, every phase (`contio.results_index`)
+    raw/cell<NNN>/s<session>-rep<r>/load-c<k>.json, run-c<k>.json
+                        the engine's result documents per container; `.txt` its
+                        YCSB-format stdout, `.stderr` its status lines and messages
+    repetitions.csv     one row per phase × repetition × container, appended as each ends
     summary.csv         one row per cell: mean, standard deviation, 95% CI, latency
+                        (derived from the index; rewritten when a resumed run ends)
 
-Every file is created exclusively (mode `x`), so nothing in a folder is ever
-replaced; a crash or an interrupt leaves every completed row on disk.
+Raw files and rows are created exclusively (mode `x`, unique index rows), so no result
+is ever replaced; a crash or an interrupt leaves every completed row on disk.
 """
 
 from __future__ import annotations
@@ -30,25 +32,37 @@ from typing import Any
 from contio.engine_result import EngineResult
 from contio.errors import ResultsFolderError
 from contio.latency import phase_latency
+from contio.stopping import steady_throughput
 
 REPETITIONS_CSV = "repetitions.csv"
 SUMMARY_CSV = "summary.csv"
+BACKENDS_JSON = "backends.json"
 
 
 @dataclass(frozen=True)
 class PhaseRecord:
-    """One phase (load or run) of one repetition of one cell. Units are in the names."""
+    """One phase (load or run) of one container in one repetition of one cell.
 
+    Units are in the names. `steady_ops_per_sec` leaves out the warm-up seconds (see
+    `contio.stopping`); the statistics use it.
+    """
+
+    cell_key: str
+    cell_index: int
+    session: int
+    phase: str
+    repetition: int
+    container: int
     target: str
     workload: str
-    phase: str
     threads: int
-    repetition: int
     status: str
     operations: int
     failed_operations: int
     runtime_ms: float
     throughput_ops_per_sec: float
+    steady_ops_per_sec: float
+    warmup_excluded_s: float
     p95_latency_us: float
     p99_latency_us: float
     latency_source: str
@@ -59,25 +73,27 @@ class PhaseRecord:
 
     @classmethod
     def from_result(
-        cls, result: EngineResult, *, workload: str, repetition: int, raw_json: str
+        cls, result: EngineResult, *, warmup_seconds: float = 0.0, **fields: Any
     ) -> PhaseRecord:
+        """A record of `result`; `fields` give the cell, repetition, container, paths."""
         latency = phase_latency(result, (95, 99))
+        steady = steady_throughput(result, warmup_seconds if result.phase == "run" else 0.0)
         return cls(
             target=result.target,
-            workload=workload,
             phase=result.phase,
             threads=result.threads,
-            repetition=repetition,
             status=result.status,
             operations=result.operations,
             failed_operations=result.failed_operations,
             runtime_ms=result.runtime_ms,
             throughput_ops_per_sec=result.throughput_ops_per_sec,
+            steady_ops_per_sec=steady.ops_per_sec,
+            warmup_excluded_s=steady.warmup_excluded_s,
             p95_latency_us=latency.percentiles["p95"],
             p99_latency_us=latency.percentiles["p99"],
             latency_source=latency.source,
             started_at=result.started_at,
-            raw_json=raw_json,
+            **fields,
         )
 
 
@@ -134,12 +150,19 @@ class ResultsFolder:
         """Create a new JSON file in the folder."""
         return self.write_text(relative, json.dumps(data, indent=2, default=str) + "\n")
 
-    def phase_files(self, group: str, repetition: int, phase: str) -> PhaseFiles:
-        """Paths for one phase's output; the directory is created, the files are not."""
-        directory = self.path / "raw" / group / f"rep{repetition}"
+    def phase_files(
+        self, cell: str, session: int, repetition: int, phase: str, container: int
+    ) -> PhaseFiles:
+        """Paths for one container's phase output; the directory is created, the files are not.
+
+        The session (one per `contio run` or `--resume` on the folder) keeps a repetition
+        redone after an interrupt from touching the interrupted one's files.
+        """
+        directory = self.path / "raw" / cell / f"s{session}-rep{repetition}"
         directory.mkdir(parents=True, exist_ok=True)
+        stem = directory / f"{phase}-c{container}"
         files = PhaseFiles(
-            directory / f"{phase}.json", directory / f"{phase}.txt", directory / f"{phase}.stderr"
+            stem.with_suffix(".json"), stem.with_suffix(".txt"), stem.with_suffix(".stderr")
         )
         taken = [p for p in (files.json, files.stdout, files.stderr) if p.exists()]
         if taken:
@@ -153,6 +176,27 @@ class ResultsFolder:
     def append_record(self, record: PhaseRecord) -> None:
         """Add one row to repetitions.csv and flush it to disk."""
         _append_rows(self.path / REPETITIONS_CSV, [dataclasses.asdict(record)])
+
+    def replace_derived(self, relative: str, rows: list[dict[str, Any]]) -> Path:
+        """Write a file derived from the index (summary.csv) atomically, replacing it.
+
+        Only derived files are replaced: they are recomputed from the raw results.
+        """
+        path = self.path / relative
+        partial = path.with_name(path.name + ".partial")
+        partial.unlink(missing_ok=True)
+        _append_rows(partial, rows)
+        if rows:
+            os.replace(partial, path)
+        return path
+
+    def replace_derived_json(self, relative: str, data: Any) -> Path:
+        """Write a JSON file derived from the index (backends.json) atomically, replacing it."""
+        path = self.path / relative
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        os.replace(partial, path)
+        return path
 
     def write_rows(self, relative: str, rows: list[dict[str, Any]]) -> Path:
         """Create a new CSV file from rows of equal keys."""
@@ -188,3 +232,23 @@ def read_records(folder: Path) -> list[PhaseRecord]:
             PhaseRecord(**{k: converters[types[k]](v) for k, v in row.items()})
             for row in csv.DictReader(src)
         ]
+
+
+def load(folder: Path | str) -> Any:
+    """The run phases of a results folder as a pandas DataFrame.
+
+    One row per cell × repetition × container: the cell's factor levels as columns
+    (`backend`, `target`, `workload` or `mix`, `threads`, `containers`, …), then the
+    phase's measurements (`steady_ops_per_sec`, `throughput_ops_per_sec`, latency, …).
+    """
+    import pandas as pd  # imported here: only analysis needs it
+
+    from contio.results_index import ResultsIndex
+
+    index = ResultsIndex.open(Path(folder))
+    try:
+        levels = {c["cell_key"]: c["levels"] for c in index.cells()}
+        rows = [{**levels[r["cell_key"]], **r} for r in index.phases("run")]
+    finally:
+        index.close()
+    return pd.DataFrame(rows)

@@ -1,32 +1,45 @@
-"""Running an experiment: check it, then load and run every cell, repetition by repetition.
+"""Running an experiment: check it, then run its cells in order, each until its stopping
+rule is met, keeping every completed phase in the results index.
 
-Order: for each load group (target × workload) and each repetition, a load phase
-into a fresh data directory, then one run phase per thread level on that data.
-Each phase's engine output lands in the results folder as soon as it ends, so an
-interrupt or a failure keeps every completed phase; the backend's data
-directories are removed whatever happens.
+For each cell (see `contio.matrix` for the order): skip it with a reason if its backend
+or its block I/O controls cannot be had here; otherwise repeat — load if the load
+policy asks (`contio.phases`), drop caches if asked, run the cell's containers
+together through the runtime's executor — until `contio.stopping` says it has enough.
+Backends are provisioned on first use and torn down at the end, on a failure or on an
+interrupt; data directories are released with them. With `resume`, cells already done
+in the folder's index are passed over and a partly done cell goes on from its next
+repetition.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from contio.backends.local_dir import LocalDirBackend
-from contio.engine import engine_version, find_engine, interpret_exit, run_engine, ycsb_args
-from contio.errors import EngineUsageError
+from contio.backend_levels import BackendPool
+from contio.engine import engine_version, find_engine, interpret_exit, run_engine
+from contio.errors import BackendUnavailableError, EngineError, EngineUsageError
+from contio.executors import RUNTIMES
+from contio.executors.base import CellExecutor, ContainerPhase
 from contio.host import describe_host
-from contio.matrix import Cell, LoadGroup, cell_count, load_groups
+from contio.io_controls import IoController, process_controller
+from contio.matrix import Cell, Member, expand
+from contio.page_cache import drop_page_cache
+from contio.phases import LoadedData, needs_load
 from contio.progress import RunProgress
-from contio.results import SUMMARY_CSV, PhaseRecord, ResultsFolder
-from contio.runtime.process import ProcessRuntime
+from contio.results import BACKENDS_JSON, SUMMARY_CSV, PhaseRecord, ResultsFolder
+from contio.results_index import ResultsIndex
+from contio.run_identity import check_resumable, spec_fingerprint
 from contio.runtime.signals import interrupts_raise
 from contio.spec import ExperimentSpec
+from contio.stopping import wants_another
 from contio.summary import CellSummary, summarize
 from contio.targets.engine_targets import TARGETS
+from contio.workload_kinds import KINDS
 
 
 @dataclass
@@ -34,150 +47,284 @@ class RunOutcome:
     """What a run produced, complete or not."""
 
     folder: ResultsFolder
-    records: list[PhaseRecord]
     summaries: list[CellSummary]
 
 
-ProgressFactory = Callable[[int, int, int], RunProgress]
+ProgressFactory = Callable[[list[Cell], ExperimentSpec], RunProgress]
 
 
 class Runner:
-    """Executes one validated spec."""
+    """Executes one validated spec (into a new results folder, or resuming one)."""
 
     def __init__(
         self,
         spec: ExperimentSpec,
         spec_text: str,
         results_root: Path,
+        *,
+        profile: str | None = None,
+        resume: Path | None = None,
         progress: ProgressFactory = RunProgress,
     ):
         self.spec = spec
         self.spec_text = spec_text
         self.results_root = results_root
+        self.profile = profile
+        self.resume = resume
         self._progress_factory = progress
-        self.backend = LocalDirBackend(spec.name, spec.backend.path)
-        self.runtime = ProcessRuntime(spec.runtime.stop_grace_seconds)
-        self.groups = load_groups(spec)
+        self.cells = expand(spec)
+        self.pool = BackendPool(spec)
+        self.io: IoController = process_controller()
         self.folder: ResultsFolder | None = None
-        self.records: list[PhaseRecord] = []
+        self.index: ResultsIndex | None = None
+        self.completed_phases = 0
+        self._session = 0
+        self._loaded: LoadedData | None = None
+        self._executors: dict[str, CellExecutor] = {}
 
     def run(self) -> RunOutcome:
         """Check the spec against the engine, then run it; see the module doc for the order."""
         engine = find_engine()
-        # SIGINT/SIGTERM raise `Interrupted` from here on, so every `finally` below (and
-        # the scratch directory of the check) cleans up; after the first signal, further
-        # ones are ignored until cleanup is done (see contio.runtime.signals).
+        # SIGINT/SIGTERM raise `Interrupted` from here on, so every `finally` below cleans
+        # up; after the first signal, further ones are ignored until cleanup is done.
         with interrupts_raise():
+            if self.resume is not None:
+                check_resumable(self.resume, self.spec, self.profile)
             self.check_with_engine()
-            self.folder = folder = ResultsFolder.create(self.results_root, self.spec.name)
-            self._write_context(folder, engine_version())
-            return self._run_all(engine, folder)
+            folder, index = self._open_results()
+            try:
+                return self._run_all(engine, folder, index)
+            finally:
+                index.close()
 
-    def _run_all(self, engine: Path, folder: ResultsFolder) -> RunOutcome:
-        phases = len(self.groups) * self.spec.repetitions * (1 + len(self.spec.threads))
-        progress = self._progress_factory(phases, cell_count(self.groups), self.spec.repetitions)
+    def _open_results(self) -> tuple[ResultsFolder, ResultsIndex]:
+        if self.resume is not None:
+            folder, index = ResultsFolder(self.resume), ResultsIndex.open(self.resume)
+        else:
+            folder = ResultsFolder.create(self.results_root, self.spec.name)
+            index = ResultsIndex.create(folder.path)
+            folder.write_text("spec.yaml", self.spec_text)
+            folder.write_json("spec.json", self.spec.model_dump(mode="json"))
+            folder.write_json("host.json", describe_host(engine_version()))
+            index.set_meta("profile", self.profile)
+            index.set_meta("spec_fingerprint", spec_fingerprint(self.spec))
+            index.add_cells(
+                [(c.key, c.index, c.label, c.level, len(c.members)) for c in self.cells]
+            )
+        self.folder, self.index = folder, index
+        self._session = index.new_session()
+        # Which mechanism applied block I/O groups (cgroup v1 does not throttle buffered
+        # writes; the controller's mechanism string says what was used).
+        index.set_meta(f"io_mechanism.session{self._session}", self.io.mechanism)
+        return folder, index
+
+    def _run_all(self, engine: Path, folder: ResultsFolder, index: ResultsIndex) -> RunOutcome:
+        progress = self._progress_factory(self.cells, self.spec)
         try:
             with progress:
-                for group in self.groups:
-                    for repetition in range(1, self.spec.repetitions + 1):
-                        self._run_group(engine, folder, group, repetition, progress)
+                for cell in self.cells:
+                    if index.cell_status(cell.key) == "done":
+                        progress.cell_done(cell, already=True)
+                        continue
+                    self._run_cell(engine, folder, index, cell, progress)
         finally:
-            self.backend.teardown()
-            summaries = summarize(self.records)
-            if summaries:
-                folder.write_rows(SUMMARY_CSV, [s.row() for s in summaries])
-        return RunOutcome(folder, self.records, summaries)
+            self._release_data()
+            try:
+                self.io.release()
+            finally:
+                descriptions = {n: self.pool.describe(n) for n in self.spec.backend_definitions()}
+                self.pool.teardown()
+                for name, description in descriptions.items():
+                    if description:
+                        index.set_backend(name, description, None)
+                    elif self.pool.unavailable(name):
+                        index.set_backend(name, None, self.pool.unavailable(name))
+                folder.replace_derived_json(BACKENDS_JSON, index.backends())
+                summaries = summarize(index)
+                folder.replace_derived(SUMMARY_CSV, [s.row() for s in summaries])
+        return RunOutcome(folder, summaries)
 
     def check_with_engine(self) -> None:
         """Let the engine validate every (target, workload, properties) before anything runs.
 
-        Each combination loads one record into a scratch directory that is removed
+        Each distinct member loads one record into a scratch directory that is removed
         at once; an unknown property, a bad value or a bad workload file makes the
         engine exit 2, which surfaces as `EngineUsageError` naming the cell.
         """
-        with tempfile.TemporaryDirectory(prefix="contio-check-", dir=self.backend.base) as tmp:
+        members = {m: c for c in reversed(self.cells) for m in c.members}
+        with tempfile.TemporaryDirectory(prefix="contio-check-") as tmp:
             scratch = Path(tmp)
-            for n, group in enumerate(self.groups):
+            for n, (member, cell) in enumerate(members.items()):
                 data_dir = scratch / f"data-{n}"
                 data_dir.mkdir()
-                properties = self._properties(group.target, data_dir)
+                properties = self._properties(member, data_dir, "run")
                 # One record is enough to open the target and exercise the properties.
                 properties.update(recordcount="1", insertstart="0", insertcount="1")
-                args = ycsb_args(
-                    "load",
-                    group.target,
-                    [group.workload.path],
-                    properties,
-                    1,
-                    scratch / f"{n}.json",
+                json_path = scratch / f"{n}.json"
+                args = KINDS[member.kind].engine_args(
+                    "load", member.target, member.workload.path, properties, 1, json_path
                 )
                 try:
-                    run_engine(args, scratch / f"{n}.json")
+                    run_engine(args, json_path)
                 except EngineUsageError as exc:
-                    raise EngineUsageError(
-                        f"target {group.target!r} with workload {group.workload.name!r}: {exc}"
-                    ) from None
+                    raise EngineUsageError(f"cell {cell.index} ({cell.label}): {exc}") from None
 
-    def _write_context(self, folder: ResultsFolder, version: str) -> None:
-        folder.write_text("spec.yaml", self.spec_text)
-        folder.write_json("spec.json", self.spec.model_dump(mode="json"))
-        folder.write_json("host.json", describe_host(version))
-        folder.write_json("backend.json", self.backend.describe())
-
-    def _properties(self, target: str, data_dir: Path) -> dict[str, str]:
-        properties = self.spec.properties_for(target)
-        dir_property = TARGETS[target].data_dir_property
-        if dir_property:
+    def _properties(self, member: Member, data_dir: Path | None, phase: str) -> dict[str, str]:
+        properties = dict(member.properties)
+        if phase == "run":
+            properties.update(self.spec.stop.engine_properties())
+        properties["status.interval"] = "1"
+        dir_property = TARGETS[member.target].data_dir_property
+        if dir_property and data_dir is not None:
             properties[dir_property] = str(data_dir)
         return properties
 
-    def _run_group(
+    def _executor(self, runtime: str) -> CellExecutor:
+        if runtime not in self._executors:
+            module, _, name = RUNTIMES[runtime].partition(":")
+            cls = getattr(importlib.import_module(module), name)
+            self._executors[runtime] = cls(self.spec.runtime.stop_grace_seconds)
+        return self._executors[runtime]
+
+    def _skip_reason(self, cell: Cell) -> str | None:
+        backend = cell.level["backend"]
+        reason = self.pool.unavailable(backend)
+        if reason:
+            return f"backend {backend!r} is unavailable: {reason}"
+        controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
+        if controls is not None:
+            return self.io.unavailable_reason(controls)
+        return None
+
+    def _run_cell(
         self,
         engine: Path,
         folder: ResultsFolder,
-        group: LoadGroup,
-        repetition: int,
+        index: ResultsIndex,
+        cell: Cell,
         progress: RunProgress,
     ) -> None:
-        data_dir = self.backend.prepare(group.slug)
-        try:
-            load_cell = dataclasses.replace(group.cells[0], threads=self.spec.load_threads)
-            self._phase(engine, folder, group, load_cell, repetition, "load", data_dir, progress)
-            for cell in group.cells:
-                self._phase(engine, folder, group, cell, repetition, "run", data_dir, progress)
-        finally:
-            self.backend.release(data_dir)
+        reason = self._skip_reason(cell)
+        if reason is None:
+            try:
+                self.pool.get(cell.level["backend"])
+            except BackendUnavailableError as exc:
+                reason = f"backend {cell.level['backend']!r} is unavailable: {exc}"
+        if reason is not None:
+            index.set_cell_status(cell.key, "skipped", reason)
+            progress.cell_skipped(cell, reason)
+            return
+        index.set_cell_status(cell.key, "running")
+        throughputs = index.completed_throughputs(cell.key, len(cell.members))
+        repetition = index.last_repetition(cell.key)
+        while wants_another(self.spec.stop, self.spec.repetition_count, throughputs):
+            repetition += 1
+            progress.start_repetition(cell, repetition, throughputs)
+            data_dirs = self._ensure_load(engine, folder, index, cell, repetition, progress)
+            if self.spec.drop_caches:
+                drop_page_cache()
+            records = self._phase(
+                engine, folder, index, cell, repetition, "run", data_dirs, progress
+            )
+            if not cell.read_only and self._loaded is not None:
+                self._loaded.fresh = False  # later cells on this load see changed data
+            throughputs.append(sum(r.steady_ops_per_sec for r in records))
+        index.set_cell_status(cell.key, "done")
+        progress.cell_done(cell)
+
+    def _ensure_load(
+        self,
+        engine: Path,
+        folder: ResultsFolder,
+        index: ResultsIndex,
+        cell: Cell,
+        repetition: int,
+        progress: RunProgress,
+    ) -> list[Path]:
+        if not needs_load(self.spec.load.reuse, self._loaded, cell):
+            assert self._loaded is not None
+            return self._loaded.dirs
+        self._release_data()
+        backend = self.pool.get(cell.level["backend"])
+        dirs = []
+        for k in range(1, len(cell.members) + 1):
+            path = backend.prepare(f"{cell.slug}-c{k}")
+            assert path is not None  # every backend hands out directories when given a label
+            dirs.append(path)
+        self._loaded = LoadedData(cell.load_key(), cell.level["backend"], dirs, fresh=True)
+        self._phase(engine, folder, index, cell, repetition, "load", dirs, progress)
+        return dirs
+
+    def _release_data(self) -> None:
+        if self._loaded is not None:
+            loaded, self._loaded = self._loaded, None
+            backend = self.pool.get(loaded.backend)
+            for path in loaded.dirs:
+                backend.release(path)
 
     def _phase(
         self,
         engine: Path,
         folder: ResultsFolder,
-        group: LoadGroup,
+        index: ResultsIndex,
         cell: Cell,
         repetition: int,
         phase: str,
-        data_dir: Path,
+        data_dirs: list[Path],
         progress: RunProgress,
-    ) -> None:
+    ) -> list[PhaseRecord]:
         progress.start_phase(cell, repetition, phase)
-        name = "load" if phase == "load" else f"run-t{cell.threads}"
-        files = folder.phase_files(group.slug, repetition, name)
-        args = ycsb_args(
-            phase,
-            cell.target,
-            [cell.workload.path],
-            self._properties(cell.target, data_dir),
-            cell.threads,
-            files.json,
+        controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
+        containers = []
+        for k, (member, data_dir) in enumerate(zip(cell.members, data_dirs), start=1):
+            files = folder.phase_files(cell.slug, self._session, repetition, phase, k)
+            threads = member.threads if phase == "run" else self.spec.load_thread_count
+            args = KINDS[member.kind].engine_args(
+                phase,
+                member.target,
+                member.workload.path,
+                self._properties(member, data_dir, phase),
+                threads,
+                files.json,
+            )
+            group = None
+            if phase == "run" and controls is not None and k <= len(controls.groups):
+                group = controls.groups[k - 1]
+            containers.append(
+                ContainerPhase(k, args, files.json, files.stdout, files.stderr, group)
+            )
+        codes = self._executor(cell.level["runtime"]).run_phase(
+            engine, containers, self.io, progress.status
         )
-        code = self.runtime.run([str(engine), *args], stdout=files.stdout, stderr=files.stderr)
-        result = interpret_exit(code, files.stderr.read_text(errors="replace"), files.json)
-        record = PhaseRecord.from_result(
-            result,
-            workload=cell.workload.name,
-            repetition=repetition,
-            raw_json=folder.relative(files.json),
-        )
-        folder.append_record(record)
-        self.records.append(record)
+        records, failure = [], None
+        for container, member, code in zip(containers, cell.members, codes):
+            try:
+                result = interpret_exit(
+                    code, container.stderr.read_text(errors="replace"), container.json
+                )
+            except EngineError as exc:
+                failure = failure or EngineError(
+                    f"cell {cell.index} ({cell.label}), repetition {repetition}, "
+                    f"container {container.container}: {exc}",
+                    exc.exit_code,
+                )
+                continue
+            record = PhaseRecord.from_result(
+                result,
+                warmup_seconds=self.spec.warmup_seconds,
+                cell_key=cell.key,
+                cell_index=cell.index,
+                session=self._session,
+                repetition=repetition,
+                container=container.container,
+                workload=member.workload.name,
+                raw_json=folder.relative(container.json),
+            )
+            index.add_phase(dataclasses.asdict(record))
+            folder.append_record(record)
+            records.append(record)
+            self.completed_phases += 1
+        if failure is not None:
+            raise failure
         progress.finish_phase()
+        return records

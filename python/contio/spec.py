@@ -1,47 +1,47 @@
 """Experiment specs: the YAML a user writes, parsed and validated before anything runs.
 
-A spec names the factor levels of an experiment (targets, workloads, threads), how
-often to repeat each cell, the engine properties common to every phase, and where
-and how to run (backend, runtime). Unknown keys are rejected; every error names the
-field's path (`targets[1]`, `backend.path`) and, where there is a closed set, the
-allowed values.
+A spec names factors and their levels (backend, target, workload, threads, containers,
+mix, runtime, io_controls, engine properties), the cells (their full factorial, or an
+explicit list, less exclusions), the stopping rule, the load policy and the profiles
+(`tiny`, `small`, `paper`) that override any of it. The older flat layout (`targets`,
+`workloads`, `threads`, `backend`, `repetitions`) is still read: it is the same as the
+corresponding factors. Unknown keys are rejected; every error names the field's path
+(`factors.target[1]`, `backends.nfs-sync.export_mode`) and, where there is a closed set,
+the allowed values. Checks across fields live in `contio.spec_checks`.
 """
 
 from __future__ import annotations
 
+import copy
 import typing
 from importlib.resources import as_file, files
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import yaml
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    PositiveInt,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-)
+from pydantic import BaseModel, Field, PositiveInt, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from contio.errors import InvalidSpecError, SpecError, UsageError
-from contio.targets.engine_targets import TARGETS, namespace_owner, target_names
-from contio.workloads import WorkloadRef, resolve_workload
+from contio.spec_parts import (
+    Factors,
+    IoControlSet,
+    LoadPolicy,
+    MixMember,
+    PropertyValue,
+    SpecModel,
+    StopRule,
+    TargetName,
+    Workload,
+    no_duplicates,
+)
+from contio.targets.engine_targets import TARGETS, namespace_owner
+from contio.workloads import WorkloadRef
 
 DEFAULT_SPEC_NAME = "default.yaml"
 
-PropertyValue = str | int | float | bool
 
-
-class _SpecModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class LocalDirBackendSpec(_SpecModel):
+class LocalDirBackendSpec(SpecModel):
     """Keep each cell's data in a fresh directory under `path` on the local file system."""
 
     type: Literal["local-dir"] = "local-dir"
@@ -58,45 +58,18 @@ class LocalDirBackendSpec(_SpecModel):
         return value.expanduser().resolve() if value is not None else None
 
 
-class ProcessRuntimeSpec(_SpecModel):
-    """Run the engine as a child process of contio on this host."""
+class ProcessRuntimeSpec(SpecModel):
+    """Run the engine as child processes of contio on this host."""
 
     type: Literal["process"] = "process"
     stop_grace_seconds: float = Field(10.0, gt=0)
     """How long the engine may take to write its results after a forwarded SIGINT/SIGTERM."""
 
 
-def _known_target(name: str) -> str:
-    if name not in TARGETS:
-        raise PydanticCustomError(
-            "unknown_target",
-            "{name} is not a known target; allowed: {allowed}",
-            {"name": repr(name), "allowed": ", ".join(target_names())},
-        )
-    return name
-
-
-def _resolve_workload(value: Any, info: ValidationInfo) -> Any:
-    if not isinstance(value, str):
-        return value
-    base_dir = (info.context or {}).get("base_dir", Path.cwd())
-    try:
-        return resolve_workload(value, Path(base_dir))
-    except LookupError as exc:
-        raise PydanticCustomError("unknown_workload", "{why}", {"why": str(exc)}) from exc
-
-
-def _null_is_a_name(value: Any) -> Any:
-    # YAML reads a bare `null` as None; in a target list it names the null target.
-    return "null" if value is None else value
-
-
-TargetName = Annotated[str, BeforeValidator(_null_is_a_name), AfterValidator(_known_target)]
-Workload = Annotated[WorkloadRef, BeforeValidator(_resolve_workload)]
-
 # Properties that contio sets itself for every phase; a spec setting them would be ignored.
 _RESERVED_PROPERTIES = {
     "threadcount": "set the thread levels with `threads` (and `load_threads`)",
+    "status.interval": "the live display reads the engine's status every second",
     **{
         t.data_dir_property: "the backend sets the data directory"
         for t in TARGETS.values()
@@ -105,47 +78,47 @@ _RESERVED_PROPERTIES = {
 }
 
 
-class ExperimentSpec(_SpecModel):
-    """A whole experiment: the cells are targets × workloads × threads, each repeated."""
+class ExperimentSpec(SpecModel):
+    """A whole experiment. See the module doc and README's spec section."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", max_length=80)
     """Names the results folder (`results/<name>-<UTC time>`)."""
     description: str = ""
-    backend: LocalDirBackendSpec = LocalDirBackendSpec()
+    backend: dict[str, Any] | None = None
+    """One backend (older layout); `backends` names several."""
+    backends: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Backend levels by name: `{type: local|striped|gluster|nfs|path|local-dir, …options}`."""
     runtime: ProcessRuntimeSpec = ProcessRuntimeSpec()
-    targets: list[TargetName] = Field(min_length=1)
-    workloads: list[Workload] = Field(min_length=1)
-    threads: list[PositiveInt] = Field(min_length=1)
-    """Client thread levels of the run phase."""
-    load_threads: PositiveInt = 1
-    """Client threads of the load phase."""
-    repetitions: PositiveInt = 3
-    """Repetitions of every cell; a confidence interval needs at least 2."""
-    properties: dict[str, PropertyValue] = {}
+    targets: list[TargetName] | None = Field(None, min_length=1)
+    workloads: list[Workload] | None = Field(None, min_length=1)
+    threads: list[PositiveInt] | None = Field(None, min_length=1)
+    factors: Factors = Factors()
+    cells: list[dict[str, Any]] | None = Field(None, min_length=1)
+    """Explicit cells instead of the full factorial: each entry maps factors to a level, or
+    to a list of levels that are crossed within the entry."""
+    exclude: list[dict[str, Any]] = Field(default_factory=list)
+    """Cells matching every factor level of an entry are left out."""
+    mixes: dict[str, list[MixMember]] = Field(default_factory=dict)
+    io_controls: dict[str, IoControlSet] = Field(default_factory=dict)
+    load_threads: PositiveInt | None = None
+    load: LoadPolicy = LoadPolicy()
+    repetitions: PositiveInt | None = None
+    """Repetitions of every cell (older layout of `stop.repetitions`)."""
+    stop: StopRule = StopRule()
+    warmup_seconds: float = Field(0.0, ge=0)
+    """Seconds at the start of each run phase left out of its ops/s."""
+    drop_caches: bool = False
+    """Drop the page cache before every run phase (needs root)."""
+    properties: dict[str, PropertyValue] = Field(default_factory=dict)
     """Engine properties for every phase (`-p key=value`), after the workload file's."""
+    profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Named overrides (`tiny`, `small`, `paper`), merged into the spec by `--profile`."""
+    default_profile: str | None = None
 
-    @field_validator("targets", "threads")
+    @field_validator("targets", "threads", "workloads")
     @classmethod
-    def _no_duplicates(cls, values: list[Any]) -> list[Any]:
-        seen: set[Any] = set()
-        for value in values:
-            if value in seen:
-                raise PydanticCustomError(
-                    "duplicate_level", "{value} is listed twice", {"value": repr(value)}
-                )
-            seen.add(value)
-        return values
-
-    @field_validator("workloads")
-    @classmethod
-    def _no_duplicate_workloads(cls, values: list[WorkloadRef]) -> list[WorkloadRef]:
-        names = [w.name for w in values]
-        for name in names:
-            if names.count(name) > 1:
-                raise PydanticCustomError(
-                    "duplicate_level", "workload {name} is listed twice", {"name": repr(name)}
-                )
-        return values
+    def _no_duplicates(cls, values: list[Any] | None) -> list[Any] | None:
+        return no_duplicates(values) if values is not None else None
 
     @field_validator("properties")
     @classmethod
@@ -163,22 +136,47 @@ class ExperimentSpec(_SpecModel):
                 )
         return values
 
+    # -- the resolved view the matrix and runner use -----------------------------------
+    @property
+    def repetition_count(self) -> int:
+        """Repetitions of fixed rules (`repetitions` or `stop.repetitions`)."""
+        return self.repetitions or self.stop.repetitions
+
+    @property
+    def load_thread_count(self) -> int:
+        return self.load.threads or self.load_threads or 1
+
+    def backend_definitions(self) -> dict[str, dict[str, Any]]:
+        """Backend levels by name; the older single `backend` is named by its type."""
+        if self.backends:
+            return dict(self.backends)
+        single = self.backend if self.backend is not None else {"type": "local-dir"}
+        return {str(single.get("type", "local-dir")): single}
+
+    def target_levels(self) -> list[str]:
+        return self.factors.target or self.targets or ["null"]
+
+    def workload_levels(self) -> list[WorkloadRef]:
+        return self.factors.workload or self.workloads or []
+
+    def thread_levels(self) -> list[int]:
+        return self.factors.threads or self.threads or [1]
+
     def properties_for(self, target: str) -> dict[str, str]:
         """Engine properties for `target`: common ones plus those in its own namespace.
 
         Properties in another known target's namespace are left out, since each target
         validates only its own.
         """
-        chosen: dict[str, str] = {}
-        for key, value in self.properties.items():
-            owner = namespace_owner(key)
-            if owner is None or owner.name == target:
-                chosen[key] = _engine_value(value)
-        return chosen
+        return {
+            key: engine_value(value)
+            for key, value in self.properties.items()
+            if namespace_owner(key) in (None, TARGETS.get(target))
+        }
 
 
-def _engine_value(value: PropertyValue) -> str:
-    # YAML booleans become the Java-style spelling YCSB property files use.
+def engine_value(value: PropertyValue) -> str:
+    """A property value as the engine reads it; YAML booleans become `true`/`false`."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -192,9 +190,9 @@ def field_path(loc: tuple[int | str, ...]) -> str:
     return path
 
 
-def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
     """The spec model that holds the field at `loc`, walking nested models."""
-    model: type[BaseModel] = ExperimentSpec
+    model: type[BaseModel] = root
     for part in loc:
         if isinstance(part, int):
             continue
@@ -202,6 +200,8 @@ def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
         if field is None:
             return None
         candidates = [field.annotation, *typing.get_args(field.annotation)]
+        for arg in list(candidates):
+            candidates += typing.get_args(arg)
         nested = [c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)]
         if not nested:
             return None
@@ -209,50 +209,107 @@ def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
     return model
 
 
-def _problem(error: Any) -> SpecError:
+def problem_of(
+    error: Any, root: type[BaseModel] = ExperimentSpec, prefix: tuple[int | str, ...] = ()
+) -> SpecError:
+    """One pydantic error as a `SpecError` naming its path and what is allowed."""
     loc = tuple(error["loc"])
     kind = error["type"]
+    path = field_path(prefix + loc)
     if kind == "extra_forbidden":
-        model = _model_at(loc[:-1])
+        model = _model_at(root, loc[:-1])
         allowed = ", ".join(model.model_fields) if model else "(none)"
-        return SpecError(field_path(loc), f"unknown key; allowed keys here: {allowed}")
+        return SpecError(path, f"unknown key; allowed keys here: {allowed}")
     if kind == "literal_error":
         expected = error["ctx"]["expected"].replace("'", "")
-        return SpecError(field_path(loc), f"{error['input']!r} is not allowed; allowed: {expected}")
+        return SpecError(path, f"{error['input']!r} is not allowed; allowed: {expected}")
     if kind == "missing":
-        return SpecError(field_path(loc), "required, but missing")
-    return SpecError(field_path(loc), error["msg"])
+        return SpecError(path, "required, but missing")
+    return SpecError(path, str(error["msg"]).removeprefix("Value error, "))
 
 
-def validate_spec(data: Any, source: str, base_dir: Path) -> ExperimentSpec:
-    """Validate parsed YAML; raise `InvalidSpecError` listing every bad field."""
+def apply_profile(data: dict[str, Any], profile: str | None, source: str) -> dict[str, Any]:
+    """`data` with the named profile merged in.
+
+    Mappings merge key by key; lists and scalars replace; a mapping with another `type`
+    (a backend of another kind) replaces the whole definition.
+    """
+    profiles = data.get("profiles") or {}
+    chosen = profile or data.get("default_profile")
+    if chosen is None:
+        return data
+    if not isinstance(profiles, dict) or chosen not in profiles:
+        allowed = ", ".join(profiles) if isinstance(profiles, dict) and profiles else "(none)"
+        field = "--profile" if profile else "default_profile"
+        raise InvalidSpecError(
+            source, [SpecError(field, f"no profile {chosen!r}; allowed: {allowed}")]
+        )
+    override = profiles[chosen]
+    if not isinstance(override, dict):
+        raise InvalidSpecError(
+            source, [SpecError(f"profiles.{chosen}", "a profile is a mapping of keys to values")]
+        )
+    return _merge(data, override)
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(base)
+    for key, value in override.items():
+        current = merged.get(key)
+        if isinstance(value, dict) and isinstance(current, dict) and _same_kind(current, value):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def _same_kind(current: dict[str, Any], override: dict[str, Any]) -> bool:
+    return "type" not in override or override["type"] == current.get("type")
+
+
+def validate_spec(
+    data: Any, source: str, base_dir: Path, profile: str | None = None
+) -> ExperimentSpec:
+    """Validate parsed YAML (after merging `profile`); raise `InvalidSpecError` listing
+    every bad field."""
+    from contio.spec_checks import cross_check  # imports the backend registry lazily
+
     if not isinstance(data, dict):
         raise InvalidSpecError(source, [SpecError("", "a spec is a mapping of keys to values")])
+    merged = apply_profile(data, profile, source)
+    chosen = profile or merged.get("default_profile")
+    where = f"{source} (profile {chosen})" if chosen else source
     try:
-        return ExperimentSpec.model_validate(data, context={"base_dir": base_dir})
+        spec = ExperimentSpec.model_validate(merged, context={"base_dir": base_dir})
     except ValidationError as exc:
-        raise InvalidSpecError(source, [_problem(e) for e in exc.errors()]) from None
+        raise InvalidSpecError(where, [problem_of(e) for e in exc.errors()]) from None
+    problems = cross_check(spec, base_dir)
+    if problems:
+        raise InvalidSpecError(where, problems)
+    return spec
 
 
-def parse_spec_text(text: str, source: str, base_dir: Path) -> ExperimentSpec:
+def parse_spec_text(
+    text: str, source: str, base_dir: Path, profile: str | None = None
+) -> ExperimentSpec:
     """Parse and validate a spec's YAML text; `base_dir` anchors relative paths."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise InvalidSpecError(source, [SpecError("", f"not valid YAML: {exc}")]) from None
-    return validate_spec(data, source, base_dir)
+    return validate_spec(data, source, base_dir, profile)
 
 
-def read_spec_file(path: Path) -> tuple[ExperimentSpec, str]:
+def read_spec_file(path: Path, profile: str | None = None) -> tuple[ExperimentSpec, str]:
     """Read and validate a spec file; returns the spec and its text (kept with the results)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read spec {str(path)!r}: {exc.strerror}") from None
-    return parse_spec_text(text, str(path), path.resolve().parent), text
+    return parse_spec_text(text, str(path), path.resolve().parent, profile), text
 
 
-def read_default_spec() -> tuple[ExperimentSpec, str]:
+def read_default_spec(profile: str | None = None) -> tuple[ExperimentSpec, str]:
     """The embedded default experiment shipped with the package."""
     with as_file(files("contio") / "experiments" / DEFAULT_SPEC_NAME) as path:
-        return read_spec_file(Path(path))
+        return read_spec_file(Path(path), profile)

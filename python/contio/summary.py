@@ -1,34 +1,40 @@
-"""Per-cell statistics over repetitions: the rows of summary.csv and of the final table.
+"""Per-cell statistics over repetitions: the rows of summary.csv and of the results table.
 
-Throughput: mean ± 95% confidence half-width (Student t over repetitions).
-Latency: p95 and p99 are taken per repetition over all operation types (merged
-histograms, see `contio.latency`) and averaged over repetitions.
+Throughput: per repetition, the steady ops/s (warm-up left out) summed over the cell's
+containers; over repetitions, mean ± 95% confidence half-width (Student t). Latency:
+p95 and p99 per repetition and container over all operation types (merged
+histograms, see `contio.latency`), averaged. Skipped cells keep their reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from contio.results import PhaseRecord
+from contio.results_index import ResultsIndex
 from contio.stats import ConfidenceInterval, confidence_interval, mean, stdev
 
 LATENCY_AGGREGATION = (
-    "p95/p99: per repetition over all operation types (merged HDR histograms), "
-    "mean over repetitions"
+    "p95/p99: per repetition and container over all operation types (merged HDR "
+    "histograms), mean over them"
 )
 
 
 @dataclass(frozen=True)
 class CellSummary:
-    """Statistics of one cell's run phase over its completed repetitions."""
+    """Statistics of one cell's run phases over its completed repetitions."""
 
-    target: str
-    workload: str
-    threads: int
+    cell_index: int
+    label: str
+    levels: dict[str, Any]
+    status: str
+    reason: str | None
     throughput: ConfidenceInterval
+    """Of the cell's aggregate ops/s (sum over containers) per repetition."""
     throughput_stdev: float
+    per_container_ops_per_sec: float
     p95_latency_us: float
     p99_latency_us: float
     failed_operations: int
@@ -38,42 +44,55 @@ class CellSummary:
         return self.throughput.n
 
     def row(self) -> dict[str, Any]:
-        """A flat row for summary.csv."""
+        """A flat row for summary.csv: the factor levels, then the statistics."""
         return {
-            "target": self.target,
-            "workload": self.workload,
-            "threads": self.threads,
+            "cell": self.cell_index,
+            **self.levels,
+            "status": self.status,
+            "reason": self.reason or "",
             "repetitions": self.repetitions,
             "throughput_ops_per_sec_mean": self.throughput.mean,
             "throughput_ops_per_sec_stdev": self.throughput_stdev,
             "throughput_ci95_half_width": self.throughput.half_width,
+            "throughput_ci95_relative": self.throughput.relative_half_width,
             "throughput_ci95_low": self.throughput.low,
             "throughput_ci95_high": self.throughput.high,
+            "per_container_ops_per_sec_mean": self.per_container_ops_per_sec,
             "p95_latency_us_mean": self.p95_latency_us,
             "p99_latency_us_mean": self.p99_latency_us,
             "failed_operations": self.failed_operations,
         }
 
 
-def summarize(records: Iterable[PhaseRecord]) -> list[CellSummary]:
-    """One summary per cell, from the completed (`ok`) run phases, in first-seen order."""
-    cells: dict[tuple[str, str, int], list[PhaseRecord]] = {}
-    for record in records:
-        if record.phase == "run" and record.status == "ok":
-            cells.setdefault((record.target, record.workload, record.threads), []).append(record)
+def summarize(index: ResultsIndex) -> list[CellSummary]:
+    """One summary per cell of the index, in cell order (cells not yet run included)."""
+    runs: dict[str, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for row in index.phases("run"):
+        if row["status"] == "ok":
+            runs[row["cell_key"]][row["repetition"]].append(row)
     summaries = []
-    for (target, workload, threads), reps in cells.items():
-        ops = [r.throughput_ops_per_sec for r in reps]
+    for cell in index.cells():
+        containers = int(cell["members"])
+        reps = [rows for rows in runs[cell["cell_key"]].values() if len(rows) == containers]
+        flat = [row for rows in reps for row in rows]
+        ops = [sum(r["steady_ops_per_sec"] for r in rows) for rows in reps]
         summaries.append(
             CellSummary(
-                target=target,
-                workload=workload,
-                threads=threads,
-                throughput=confidence_interval(ops, 0.95),
+                cell_index=cell["cell_index"],
+                label=cell["label"],
+                levels=cell["levels"],
+                status=cell["status"],
+                reason=cell["reason"],
+                throughput=confidence_interval(ops, 0.95) if ops else _empty(),
                 throughput_stdev=stdev(ops),
-                p95_latency_us=mean([r.p95_latency_us for r in reps]),
-                p99_latency_us=mean([r.p99_latency_us for r in reps]),
-                failed_operations=sum(r.failed_operations for r in reps),
+                per_container_ops_per_sec=mean([r["steady_ops_per_sec"] for r in flat]),
+                p95_latency_us=mean([r["p95_latency_us"] for r in flat]),
+                p99_latency_us=mean([r["p99_latency_us"] for r in flat]),
+                failed_operations=sum(r["failed_operations"] for r in flat),
             )
         )
     return summaries
+
+
+def _empty() -> ConfidenceInterval:
+    return ConfidenceInterval(math.nan, math.nan, 0.95, 0)

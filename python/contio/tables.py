@@ -1,4 +1,4 @@
-"""The results table printed at the end of a run."""
+"""The results table printed at the end of a run and by `contio results`."""
 
 from __future__ import annotations
 
@@ -13,28 +13,50 @@ def _number(value: float, digits: int = 0) -> str:
     return "–" if math.isnan(value) else f"{value:,.{digits}f}"
 
 
+def _varying(summaries: list[CellSummary]) -> tuple[list[str], dict[str, object]]:
+    """Factors whose level differs between cells, and the common levels of the others."""
+    keys: list[str] = []
+    for s in summaries:
+        keys += [k for k in s.levels if k not in keys]
+    varying, constant = [], {}
+    for key in keys:
+        values = {str(s.levels.get(key)) for s in summaries}
+        if len(values) > 1 or key in ("target", "workload", "mix", "threads"):
+            varying.append(key)
+        else:
+            constant[key] = summaries[0].levels.get(key)
+    return varying, constant
+
+
 def results_table(summaries: list[CellSummary]) -> Table:
-    """target × workload × threads → ops/s mean ± 95% CI half-width, p95, p99."""
+    """One row per cell: its levels, ops/s mean ± 95% CI half-width, p95, p99, repetitions."""
+    varying, constant = _varying(summaries)
+    common = ", ".join(f"{k.removeprefix('properties.')}={v}" for k, v in constant.items())
+    reasons = sorted({s.reason for s in summaries if s.status == "skipped" and s.reason})
+    skipped = "".join(f"\nskipped: {reason}" for reason in reasons)
     table = Table(
-        title="contio results",
+        title="contio results" + (f" ({common})" if common else ""),
         caption=(
-            "ops/s: mean ± 95% confidence half-width (Student t over repetitions).\n"
-            f"{LATENCY_AGGREGATION}."
+            "ops/s: per repetition the sum over containers, warm-up left out; mean ± 95% "
+            f"confidence half-width (Student t over repetitions).\n{LATENCY_AGGREGATION}."
+            f"{skipped}"
         ),
         caption_justify="left",
     )
-    for name in ("target", "workload", "threads"):
-        table.add_column(name, no_wrap=True)
+    for name in varying:
+        table.add_column(name.removeprefix("properties."), no_wrap=True)
     for name in ("ops/s mean ± 95% CI", "±%", "p95 µs", "p99 µs", "reps"):
         table.add_column(name, justify="right", no_wrap=True)
     for s in summaries:
         ci = s.throughput
         half = "" if math.isnan(ci.half_width) else f" ± {_number(ci.half_width)}"
         relative = "–" if math.isnan(ci.half_width) else f"{100 * ci.relative_half_width:.1f}%"
+        levels = [str(s.levels.get(k, "")) for k in varying]
+        if s.status == "skipped":
+            table.add_row(*levels, "skipped (see below)", "", "", "", "0")
+            continue
         table.add_row(
-            s.target,
-            s.workload,
-            str(s.threads),
+            *levels,
             _number(ci.mean) + half,
             relative,
             _number(s.p95_latency_us),

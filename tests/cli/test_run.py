@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -57,6 +58,12 @@ def rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(src))
 
 
+def index_rows(folder: Path, table: str) -> list[sqlite3.Row]:
+    with sqlite3.connect(folder / "index.sqlite") as db:
+        db.row_factory = sqlite3.Row
+        return db.execute(f"SELECT * FROM {table}").fetchall()
+
+
 def only_folder(results: Path) -> Path:
     [folder] = list(results.iterdir())
     return folder
@@ -72,24 +79,28 @@ def test_a_tiny_spec_runs_end_to_end(tmp_path, engine):
     assert "workloada" in done.stdout and "± 95% CI" in done.stdout
 
     assert (folder / "spec.yaml").read_text() == spec.read_text()
-    assert json.loads((folder / "backend.json").read_text())["base"] == str(tmp_path / "data")
     assert json.loads((folder / "host.json").read_text())["engine_version"]
+    [backend] = index_rows(folder, "backends")
+    assert json.loads(backend["description"])["base"] == str(tmp_path / "data")
 
     phases = rows(folder / "repetitions.csv")
-    assert [(r["phase"], r["threads"], r["repetition"]) for r in phases] == [
-        ("load", "1", "1"),
-        ("run", "1", "1"),
-        ("run", "2", "1"),
-        ("load", "1", "2"),
-        ("run", "1", "2"),
-        ("run", "2", "2"),
+    # Workload A writes, so every repetition starts from a fresh load (load.reuse: auto).
+    assert [(r["cell_index"], r["phase"], r["threads"], r["repetition"]) for r in phases] == [
+        ("1", "load", "1", "1"),
+        ("1", "run", "1", "1"),
+        ("1", "load", "1", "2"),
+        ("1", "run", "1", "2"),
+        ("2", "load", "1", "1"),
+        ("2", "run", "2", "1"),
+        ("2", "load", "1", "2"),
+        ("2", "run", "2", "2"),
     ]
     assert {r["status"] for r in phases} == {"ok"}
     assert all(int(r["operations"]) == (200 if r["phase"] == "load" else 2000) for r in phases)
 
     summary = rows(folder / "summary.csv")
     assert [(r["threads"], r["repetitions"]) for r in summary] == [("1", "2"), ("2", "2")]
-    one_thread = [float(r["throughput_ops_per_sec"]) for r in phases[1::3] + phases[4::3]][:2]
+    one_thread = [float(r["steady_ops_per_sec"]) for r in phases[1:4:2]]
     assert float(summary[0]["throughput_ops_per_sec_mean"]) == pytest.approx(mean(one_thread))
 
     # Nothing of the data directories is left.
@@ -99,9 +110,10 @@ def test_a_tiny_spec_runs_end_to_end(tmp_path, engine):
 def test_the_engines_text_output_parses_and_agrees_with_its_json(tmp_path, engine):
     done = run_contio("run", write_spec(tmp_path), "--results-dir", tmp_path / "results")
     assert done.returncode == 0, done.stderr
-    raw = only_folder(tmp_path / "results") / "raw" / "null-workloada" / "rep1"
-    result = read_result(raw / "run-t2.json")
-    text = parse_ycsb_text((raw / "run-t2.txt").read_text())
+    raw = only_folder(tmp_path / "results") / "raw" / "cell002" / "s1-rep1"
+    result = read_result(raw / "run-c1.json")
+    assert result.threads == 2
+    text = parse_ycsb_text((raw / "run-c1.txt").read_text())
     assert text.throughput_ops_per_sec == pytest.approx(result.throughput_ops_per_sec, rel=1e-3)
     for name, stats in result.operations_by_type.items():
         assert text.operations[name].operations == stats.count
@@ -116,8 +128,8 @@ def test_embedded_targets_keep_their_data_in_the_backend(tmp_path, engine, engin
     spec = write_spec(tmp_path, targets=f"[{target}]", threads="[2]")
     done = run_contio("run", spec, "--results-dir", tmp_path / "results")
     assert done.returncode == 0, done.stderr
-    raw = only_folder(tmp_path / "results") / "raw" / f"{target}-workloada"
-    result = read_result(raw / "rep1" / "run-t2.json")
+    raw = only_folder(tmp_path / "results") / "raw" / "cell001"
+    result = read_result(raw / "s1-rep1" / "run-c1.json")
     assert result.status == "ok" and result.operations == 2000
     assert result.properties[f"{target}.dir"].startswith(str(tmp_path / "data"))
     assert list((tmp_path / "data").iterdir()) == []
@@ -159,6 +171,7 @@ def test_an_interrupted_run_keeps_completed_results_and_leaves_nothing(tmp_path,
         tmp_path,
         threads="[1]",
         repetitions="3",
+        factors="{containers: [2]}",  # two engines at once: neither may outlive contio
         properties="{recordcount: 200, operationcount: 2000000000, maxexecutiontime: 600}",
     )
     results = tmp_path / "results"

@@ -11,12 +11,33 @@ from rich.console import Console
 from contio.cli import cli
 from contio.errors import Interrupted
 from contio.runner import Runner
-from contio.spec import read_default_spec, read_spec_file
+from contio.spec import ExperimentSpec, read_default_spec, read_spec_file
 from contio.tables import results_table
+
+PROFILE_HELP = "Profile of the spec to run (for example tiny, small, paper)."
+
+
+def load_spec(spec: Path | None, profile: str | None) -> tuple[ExperimentSpec, str]:
+    """The spec file (or the embedded default) with `profile` merged."""
+    return read_spec_file(spec, profile) if spec else read_default_spec(profile)
+
+
+def stored_profile(folder: Path) -> str | None:
+    """The profile a results folder was run with (None when it has no index)."""
+    from contio.results_index import INDEX_FILE, ResultsIndex
+
+    if not (folder / INDEX_FILE).is_file():
+        return None
+    index = ResultsIndex.open(folder)
+    try:
+        return index.meta("profile")
+    finally:
+        index.close()
 
 
 @cli.command()
 @click.argument("spec", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--profile", "-P", help=PROFILE_HELP)
 @click.option(
     "--results-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -24,24 +45,31 @@ from contio.tables import results_table
     show_default=True,
     help="Where the experiment's results folder is created.",
 )
-def run(spec: Path | None, results_dir: Path) -> None:
+@click.option(
+    "--resume",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="Go on with an interrupted experiment's results folder (completed cells are kept).",
+)
+def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path | None) -> None:
     """Run SPEC (YAML), or the embedded default experiment.
 
     Prints a table of ops/s (mean ± 95% confidence half-width over repetitions)
-    and p95/p99 latency per target, workload and thread level, and the path of
-    the results folder.
+    and p95/p99 latency per cell, and the path of the results folder.
     """
-    experiment, text = read_spec_file(spec) if spec else read_default_spec()
-    runner = Runner(experiment, text, results_dir)
+    if resume is not None and profile is None:
+        profile = stored_profile(resume)
+    experiment, text = load_spec(spec, profile)
+    runner = Runner(experiment, text, results_dir, profile=profile, resume=resume)
     console = Console()
     if not console.is_terminal:
-        console = Console(width=120)  # a pipe or a log file: room for the whole table
+        console = Console(width=160)  # a pipe or a log file: room for the whole table
     try:
         outcome = runner.run()
     except Interrupted as exc:
         if runner.folder is not None:
             click.echo(
-                f"interrupted; {len(runner.records)} completed phases kept in {runner.folder.path}",
+                f"interrupted; {runner.completed_phases} completed phases kept in "
+                f"{runner.folder.path} (go on with --resume {runner.folder.path})",
                 err=True,
             )
         sys.exit(128 + exc.signum)

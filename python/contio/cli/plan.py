@@ -1,0 +1,25 @@
+"""`contio plan`: print an experiment's cells, what it provisions and how long it should
+take; runs and provisions nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from contio.cli import cli
+from contio.cli.run import PROFILE_HELP, load_spec
+from contio.matrix import expand
+from contio.plan import Plan
+
+
+@cli.command()
+@click.argument("spec", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--profile", "-P", help=PROFILE_HELP)
+def plan(spec: Path | None, profile: str | None) -> None:
+    """Show what `contio run SPEC` would do, without doing any of it."""
+    experiment, _ = load_spec(spec, profile)
+    cells = expand(experiment, str(spec or "default spec"))
+    console = Console() if Console().is_terminal else Console(width=160)
+    console.print(Plan(experiment, cells, profile).render(), highlight=False)

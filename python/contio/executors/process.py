@@ -1,0 +1,128 @@
+"""The `process` runtime for cells: each container is an engine child process on this host.
+
+All containers of a phase start together, each in its own session (so a Ctrl-C at the
+terminal reaches contio only), and are watched until every one exits. Meanwhile the
+engines' status lines (`-s`, one a second) give the cell's ops/s so far for the live
+display; that text is read for display only, never for results. On an interrupt the
+signal is forwarded to every child, they get `stop_grace_seconds` to write their
+result documents, then whatever is left is killed. No child outlives `run_phase`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from contextlib import ExitStack
+from pathlib import Path
+
+from contio.errors import Interrupted
+from contio.executors.base import ContainerPhase, StatusCallback
+from contio.io_controls import IoController
+
+POLL_SECONDS = 0.25
+_STATUS = re.compile(rb"(\d+) sec: (\d+) operations;")
+
+
+class ProcessCellExecutor:
+    """Runs a phase's containers as local child processes."""
+
+    name = "process"
+
+    def __init__(self, stop_grace_seconds: float = 10.0):
+        self.stop_grace_seconds = stop_grace_seconds
+
+    def run_phase(
+        self,
+        engine: Path,
+        containers: Sequence[ContainerPhase],
+        io: IoController,
+        on_status: StatusCallback | None = None,
+    ) -> list[int]:
+        """Start every container, wait for all; returns exit codes (negative: a signal)."""
+        children: list[subprocess.Popen[bytes]] = []
+        try:
+            with ExitStack() as files:
+                for container in containers:
+                    out = files.enter_context(container.stdout.open("xb"))
+                    err = files.enter_context(container.stderr.open("xb"))
+                    child = subprocess.Popen(
+                        [str(engine), *container.args],
+                        stdin=subprocess.DEVNULL,
+                        stdout=out,
+                        stderr=err,
+                        start_new_session=True,
+                    )
+                    children.append(child)
+                    if container.io_group is not None:
+                        io.attach(child.pid, container.io_group, None)
+            return self._wait(children, containers, on_status)
+        except Interrupted as exc:
+            self._stop(children, exc.signum)
+            raise
+        except KeyboardInterrupt:
+            self._stop(children, signal.SIGINT)
+            raise
+        except BaseException:
+            for child in children:
+                _kill(child)
+            raise
+
+    def _wait(
+        self,
+        children: list[subprocess.Popen[bytes]],
+        containers: Sequence[ContainerPhase],
+        on_status: StatusCallback | None,
+    ) -> list[int]:
+        while any(child.poll() is None for child in children):
+            if on_status is not None:
+                rates = [ops_per_sec_so_far(c.stderr) for c in containers]
+                on_status(sum(r for r in rates if r is not None))
+            time.sleep(POLL_SECONDS)
+        return [child.returncode for child in children]
+
+    def _stop(self, children: list[subprocess.Popen[bytes]], signum: int) -> None:
+        """Forward `signum` to every child, wait up to the grace period, then kill."""
+        try:
+            for child in children:
+                if child.poll() is None:
+                    child.send_signal(signum)
+            deadline = time.monotonic() + self.stop_grace_seconds
+            for child in children:
+                try:
+                    child.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    _kill(child)
+        finally:
+            # A second interrupt while waiting: stop waiting, but still leave no child.
+            for child in children:
+                _kill(child)
+
+
+def ops_per_sec_so_far(stderr: Path) -> float | None:
+    """Ops/s since the phase started, from the last status line in an engine's stderr."""
+    try:
+        with stderr.open("rb") as src:
+            src.seek(max(0, stderr.stat().st_size - 8192))
+            tail = src.read()
+    except OSError:
+        return None
+    found = _STATUS.findall(tail)
+    if not found:
+        return None
+    seconds, operations = (int(x) for x in found[-1])
+    return operations / seconds if seconds else None
+
+
+def _kill(child: subprocess.Popen[bytes]) -> None:
+    """Kill the child's whole session (it leads its own process group) and reap it."""
+    # Until reaped, the pid (and the group it leads) cannot have been reused.
+    if child.poll() is None:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    child.wait()

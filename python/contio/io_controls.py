@@ -1,0 +1,65 @@
+"""Block I/O controls (the `io_controls` factor) as the runner sees them: one interface.
+
+Writing cgroup files (v1 `blkio.throttle.*` and `blkio.bfq.weight`, v2 `io.max` and
+`io.weight`) belongs to `contio.qos`. The runner only asks a controller whether it
+can apply a control set here, attaches each container's process to its group, and
+releases everything at the end. Until `contio.qos` provides `process_controller()`,
+the stand-in below applies nothing and says why, so cells that need controls are
+skipped with that reason (and cells without controls run).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol
+
+from contio.spec_parts import IoControlSet, IoGroupControls
+
+
+class IoController(Protocol):
+    """Applies block I/O limits to a cell's processes."""
+
+    mechanism: str
+    """How limits are applied (`cgroup-v1 blkio.throttle`, …), recorded with the results."""
+
+    def unavailable_reason(self, controls: IoControlSet) -> str | None:
+        """None if `controls` can be applied on this host, else why not."""
+        ...
+
+    def attach(self, pid: int, group: IoGroupControls, device: str | None) -> dict[str, Any]:
+        """Put process `pid` under `group`'s limits; returns what was written, for results."""
+        ...
+
+    def release(self) -> None:
+        """Remove every group this controller made."""
+        ...
+
+
+class NoIoController:
+    """The stand-in: runs uncontrolled cells, and names why controlled ones cannot run."""
+
+    mechanism = "none"
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def unavailable_reason(self, controls: IoControlSet) -> str | None:
+        return None if controls.empty else self.reason
+
+    def attach(self, pid: int, group: IoGroupControls, device: str | None) -> dict[str, Any]:
+        raise RuntimeError(self.reason)  # the runner skips cells with groups before this
+
+    def release(self) -> None:
+        return None
+
+
+def process_controller() -> IoController:
+    """The controller for local process groups: `contio.qos`'s when present, else the stand-in."""
+    try:
+        qos = importlib.import_module("contio.qos")
+    except ImportError:
+        qos = None
+    factory = getattr(qos, "process_controller", None)
+    if factory is not None:
+        return factory()
+    return NoIoController("block I/O controls need contio.qos, which this build does not have yet")

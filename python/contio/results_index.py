@@ -1,0 +1,183 @@
+"""The SQLite index of a results folder (`index.sqlite`): cells, their state, every phase.
+
+The index is what `--resume` reads to go on from the first unfinished cell, what
+`contio results` summarizes and what `contio.results.load` turns into a DataFrame.
+Each write is its own committed transaction, so an interrupt keeps every row written
+before it. Run rows that completed (`status = 'ok'`) are unique per cell, repetition
+and container: a completed repetition can never be written twice.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from contio.errors import ResultsFolderError
+
+INDEX_FILE = "index.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cells (
+    cell_key TEXT PRIMARY KEY,
+    cell_index INTEGER NOT NULL,
+    label TEXT NOT NULL,
+    levels TEXT NOT NULL,
+    members INTEGER NOT NULL,  -- engines per repetition (containers × mix members)
+    status TEXT NOT NULL DEFAULT 'pending',  -- pending | running | done | skipped
+    reason TEXT,
+    finished_at TEXT
+);
+CREATE TABLE IF NOT EXISTS phases (
+    id INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL,
+    cell_key TEXT NOT NULL REFERENCES cells(cell_key),
+    cell_index INTEGER NOT NULL,
+    phase TEXT NOT NULL,
+    repetition INTEGER NOT NULL,
+    container INTEGER NOT NULL,
+    target TEXT NOT NULL,
+    workload TEXT NOT NULL,
+    threads INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    operations INTEGER NOT NULL,
+    failed_operations INTEGER NOT NULL,
+    runtime_ms REAL NOT NULL,
+    throughput_ops_per_sec REAL NOT NULL,
+    steady_ops_per_sec REAL NOT NULL,
+    warmup_excluded_s REAL NOT NULL,
+    p95_latency_us REAL NOT NULL,
+    p99_latency_us REAL NOT NULL,
+    latency_source TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    raw_json TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS completed_runs
+    ON phases(cell_key, repetition, container) WHERE phase = 'run' AND status = 'ok';
+CREATE TABLE IF NOT EXISTS backends (
+    name TEXT PRIMARY KEY, description TEXT, unavailable TEXT
+);
+"""
+
+
+class ResultsIndex:
+    """One experiment's index; open with `create` (new folder) or `open` (resume, read)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._db = sqlite3.connect(path, isolation_level=None)  # autocommit; see _tx
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA foreign_keys = ON")
+
+    @classmethod
+    def create(cls, folder: Path) -> ResultsIndex:
+        index = cls(folder / INDEX_FILE)
+        index._db.executescript(_SCHEMA)
+        return index
+
+    @classmethod
+    def open(cls, folder: Path) -> ResultsIndex:
+        path = folder / INDEX_FILE
+        if not path.is_file():
+            raise ResultsFolderError(f"{folder} has no {INDEX_FILE}: not a contio results folder")
+        return cls(path)
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # -- meta ---------------------------------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        with self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+    def meta(self, key: str, default: Any = None) -> Any:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row["value"]) if row else default
+
+    def new_session(self) -> int:
+        """Count one more `contio run` on this folder; raw paths carry the number."""
+        session = int(self.meta("sessions", 0)) + 1
+        self.set_meta("sessions", session)
+        return session
+
+    # -- cells --------------------------------------------------------------------------
+    def add_cells(self, cells: list[tuple[str, int, str, dict[str, Any], int]]) -> None:
+        """Register (key, index, label, levels, members) once; existing cells keep their state."""
+        with self._tx() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO cells (cell_key, cell_index, label, levels, members) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(k, i, label, json.dumps(levels), n) for k, i, label, levels, n in cells],
+            )
+
+    def cell_status(self, key: str) -> str:
+        row = self._db.execute("SELECT status FROM cells WHERE cell_key = ?", (key,)).fetchone()
+        return row["status"] if row else "pending"
+
+    def set_cell_status(self, key: str, status: str, reason: str | None = None) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE cells SET status = ?, reason = ?, "
+                "finished_at = CASE WHEN ? IN ('done', 'skipped') "
+                "THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END WHERE cell_key = ?",
+                (status, reason, status, key),
+            )
+
+    def cells(self) -> list[dict[str, Any]]:
+        rows = self._db.execute("SELECT * FROM cells ORDER BY cell_index").fetchall()
+        return [{**dict(r), "levels": json.loads(r["levels"])} for r in rows]
+
+    # -- phases -------------------------------------------------------------------------
+    def add_phase(self, row: dict[str, Any]) -> None:
+        columns = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        with self._tx() as db:
+            db.execute(f"INSERT INTO phases ({columns}) VALUES ({marks})", tuple(row.values()))
+
+    def completed_throughputs(self, key: str, containers: int) -> list[float]:
+        """Per completed repetition of a cell (every container ok): ops/s summed over its
+        containers, in repetition order."""
+        rows = self._db.execute(
+            "SELECT repetition, SUM(steady_ops_per_sec) AS ops FROM phases "
+            "WHERE cell_key = ? AND phase = 'run' AND status = 'ok' "
+            "GROUP BY repetition HAVING COUNT(*) = ? ORDER BY repetition",
+            (key, containers),
+        ).fetchall()
+        return [r["ops"] for r in rows]
+
+    def last_repetition(self, key: str) -> int:
+        """The highest repetition number any phase of the cell has used."""
+        row = self._db.execute(
+            "SELECT MAX(repetition) AS r FROM phases WHERE cell_key = ? AND phase = 'run'", (key,)
+        ).fetchone()
+        return int(row["r"] or 0)
+
+    def phases(self, phase: str | None = None) -> list[dict[str, Any]]:
+        query = "SELECT * FROM phases" + (" WHERE phase = ?" if phase else "") + " ORDER BY id"
+        return [dict(r) for r in self._db.execute(query, (phase,) if phase else ())]
+
+    # -- backends -----------------------------------------------------------------------
+    def set_backend(self, name: str, description: Any, unavailable: str | None) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO backends VALUES (?, ?, ?)",
+                (name, json.dumps(description, default=str), unavailable),
+            )
+
+    def backends(self) -> list[dict[str, Any]]:
+        rows = self._db.execute("SELECT * FROM backends ORDER BY name").fetchall()
+        return [{**dict(r), "description": json.loads(r["description"] or "null")} for r in rows]

@@ -1,0 +1,198 @@
+"""Checks across the fields of a spec: names that must exist elsewhere in it, levels that
+cannot combine, backend options (through the backend registry), root for drop_caches.
+
+Each problem is a `SpecError` naming the field path, collected so a user sees them all.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from contio.backends import registry
+from contio.errors import BackendOptionError, SpecError
+from contio.executors import RUNTIMES
+from contio.spec import ExperimentSpec, LocalDirBackendSpec, problem_of
+
+LOCAL_DIR = "local-dir"
+NO_CONTROLS = "none"
+"""The `io_controls` level that needs no definition: nothing is controlled."""
+
+FACTOR_NAMES = (
+    "backend",
+    "target",
+    "workload",
+    "threads",
+    "containers",
+    "mix",
+    "runtime",
+    "io_controls",
+    "properties",
+)
+_STOP_PROPERTIES = ("operationcount", "maxexecutiontime")
+
+
+def backend_types() -> list[str]:
+    """Backend types a spec may name: the registry's and the plain `local-dir`."""
+    return [LOCAL_DIR, *registry.names()]
+
+
+def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
+    """Every problem across fields, in spec order."""
+    problems: list[SpecError] = []
+    problems += _check_backends(spec)
+    problems += _check_shorthands(spec)
+    problems += _check_levels(spec)
+    problems += _check_stop(spec)
+    problems += _check_cell_lists(spec)
+    if spec.drop_caches and os.geteuid() != 0:
+        problems.append(
+            SpecError(
+                "drop_caches",
+                f"needs root to write /proc/sys/vm/drop_caches (running as uid {os.geteuid()}); "
+                "run as root or set drop_caches: false",
+            )
+        )
+    return problems
+
+
+def _backend_prefix(spec: ExperimentSpec, name: str) -> str:
+    return "backend" if not spec.backends else f"backends.{name}"
+
+
+def _check_backends(spec: ExperimentSpec) -> list[SpecError]:
+    problems = []
+    for name, definition in spec.backend_definitions().items():
+        prefix = _backend_prefix(spec, name)
+        kind = definition.get("type", LOCAL_DIR)
+        if kind not in backend_types():
+            problems.append(
+                SpecError(
+                    f"{prefix}.type",
+                    f"{kind!r} is not allowed; allowed: {', '.join(backend_types())}",
+                )
+            )
+            continue
+        if kind == LOCAL_DIR:
+            try:
+                LocalDirBackendSpec.model_validate(definition)
+            except ValidationError as exc:
+                parts = tuple(prefix.split("."))
+                problems += [problem_of(e, LocalDirBackendSpec, parts) for e in exc.errors()]
+            continue
+        options = {k: v for k, v in definition.items() if k != "type"}
+        try:
+            validated = registry.validate_options(kind, options)
+        except BackendOptionError as exc:
+            option = f".{exc.option}" if exc.option else ""
+            message = str(exc).split(": ", 1)[-1]
+            problems.append(SpecError(f"{prefix}{option}", message))
+            continue
+        problems += _check_host_path(prefix, kind, validated.model_dump())
+    return problems
+
+
+def _check_host_path(prefix: str, kind: str, options: dict[str, Any]) -> list[SpecError]:
+    """The process runtime needs a host directory, not a Docker volume."""
+    if kind == "local" and options.get("mode") == "docker-volume":
+        return [
+            SpecError(
+                f"{prefix}.mode",
+                "'docker-volume' cannot combine with runtime 'process' (it needs a host "
+                "directory); allowed here: directory, device",
+            )
+        ]
+    if kind == "nfs" and options.get("mount_via") == "docker-volume":
+        return [
+            SpecError(
+                f"{prefix}.mount_via",
+                "'docker-volume' cannot combine with runtime 'process' (it needs a host "
+                "directory); allowed here: host",
+            )
+        ]
+    return []
+
+
+def _check_shorthands(spec: ExperimentSpec) -> list[SpecError]:
+    problems = []
+    pairs = (("targets", "target"), ("workloads", "workload"), ("threads", "threads"))
+    for short, factor in pairs:
+        if getattr(spec, short) is not None and getattr(spec.factors, factor) is not None:
+            problems.append(SpecError(short, f"give `{short}` or `factors.{factor}`, not both"))
+    if spec.backend is not None and spec.backends:
+        problems.append(SpecError("backend", "give `backend` or `backends`, not both"))
+    if spec.load_threads is not None and spec.load.threads is not None:
+        problems.append(SpecError("load_threads", "give `load_threads` or `load.threads`"))
+    return problems
+
+
+def _check_levels(spec: ExperimentSpec) -> list[SpecError]:
+    problems = []
+    factors = spec.factors
+    names = {
+        "backend": list(spec.backend_definitions()),
+        "mix": list(spec.mixes),
+        "io_controls": [NO_CONTROLS, *spec.io_controls],
+        "runtime": list(RUNTIMES),
+    }
+    for factor, allowed in names.items():
+        for i, level in enumerate(getattr(factors, factor) or []):
+            if level not in allowed:
+                problems.append(
+                    SpecError(
+                        f"factors.{factor}[{i}]",
+                        f"{level!r} is not defined; allowed: {', '.join(allowed) or '(none)'}",
+                    )
+                )
+    if factors.mix is not None and (factors.workload is not None or spec.workloads is not None):
+        problems.append(
+            SpecError("factors.mix", "cannot combine with a workload factor: a mix names its own")
+        )
+    if factors.mix is None and not spec.workload_levels() and spec.cells is None:
+        problems.append(SpecError("factors.workload", "required (or a `mix`), but missing"))
+    for key in factors.properties:
+        if key in spec.properties:
+            problems.append(
+                SpecError(f"factors.properties.{key}", "also set in `properties`; keep one")
+            )
+    return problems
+
+
+def _check_stop(spec: ExperimentSpec) -> list[SpecError]:
+    problems = []
+    if spec.stop.rule != "workload":
+        for key in _STOP_PROPERTIES:
+            if key in spec.properties or key in spec.factors.properties:
+                problems.append(
+                    SpecError(
+                        f"properties.{key}",
+                        f"set by stop rule {spec.stop.rule!r}; remove it or use rule 'workload'",
+                    )
+                )
+    if spec.stop.adaptive and spec.repetitions is not None:
+        problems.append(
+            SpecError("repetitions", "the adaptive rule uses stop.min_/max_repetitions instead")
+        )
+    return problems
+
+
+def _check_cell_lists(spec: ExperimentSpec) -> list[SpecError]:
+    """Keys of `cells` and `exclude` entries must be factors (typos would match nothing)."""
+    problems = []
+    for field in ("cells", "exclude"):
+        for i, entry in enumerate(getattr(spec, field) or []):
+            if not isinstance(entry, dict):
+                problems.append(SpecError(f"{field}[{i}]", "a mapping of factor: level"))
+                continue
+            for key in entry:
+                if key not in FACTOR_NAMES:
+                    problems.append(
+                        SpecError(
+                            f"{field}[{i}].{key}",
+                            f"not a factor; allowed: {', '.join(FACTOR_NAMES)}",
+                        )
+                    )
+    return problems

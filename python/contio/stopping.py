@@ -1,0 +1,69 @@
+"""When a cell has measured enough, and what one repetition measured.
+
+Fixed rules repeat a cell a set number of times. The adaptive rule repeats it until
+the Student t confidence interval of the mean ops/s is narrow enough — half-width at
+most `ci_target` × mean — between `min_repetitions` and `max_repetitions` (the
+sequential procedure of Jain, *The Art of Computer Systems Performance Analysis*,
+§13.9: the number of repetitions follows from the observed variance).
+
+A repetition's ops/s leaves out the warm-up: the engine's per-second time series
+(`timeseries[].ops`) after `warmup_seconds`, divided by the time after it. A phase
+shorter than warm-up plus one second is taken whole, and says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from contio.engine_result import EngineResult
+from contio.spec_parts import StopRule
+from contio.stats import confidence_interval
+
+
+@dataclass(frozen=True)
+class SteadyThroughput:
+    """Ops/s of one phase without its warm-up."""
+
+    ops_per_sec: float
+    warmup_excluded_s: float
+    """Seconds actually left out (0 when the phase was too short to leave any out)."""
+
+
+def steady_throughput(result: EngineResult, warmup_seconds: float) -> SteadyThroughput:
+    """The phase's ops/s after `warmup_seconds` (whole seconds of the time series)."""
+    runtime_s = result.runtime_ms / 1000
+    skip = int(warmup_seconds)
+    if skip <= 0 or not result.timeseries or runtime_s < skip + 1:
+        return SteadyThroughput(result.throughput_ops_per_sec, 0.0)
+    operations = sum(int(entry.get("ops", 0)) for entry in result.timeseries if entry["t"] > skip)
+    return SteadyThroughput(operations / (runtime_s - skip), float(skip))
+
+
+def wants_another(rule: StopRule, repetitions: int, throughputs: list[float]) -> bool:
+    """Whether the cell needs another repetition, given the ops/s of those done so far.
+
+    `repetitions` is the count of the fixed rules.
+    """
+    done = len(throughputs)
+    if not rule.adaptive:
+        return done < repetitions
+    if done < rule.min_repetitions:
+        return True
+    if done >= rule.max_repetitions:
+        return False
+    return not reached(rule, throughputs)
+
+
+def reached(rule: StopRule, throughputs: list[float]) -> bool:
+    """Whether the confidence interval of `throughputs` is within the rule's target."""
+    if len(throughputs) < 2:
+        return False
+    interval = confidence_interval(throughputs, rule.confidence)
+    return interval.relative_half_width <= rule.ci_target
+
+
+def planned_repetitions(rule: StopRule, repetitions: int) -> tuple[int, int]:
+    """The fewest and most repetitions a cell can take under the rule."""
+    if rule.adaptive:
+        return rule.min_repetitions, rule.max_repetitions
+    return repetitions, repetitions
