@@ -88,17 +88,22 @@ def scaling(
     """Throughput against containers (left) and CPU / disk utilization (right).
 
     Columns: `containers`, `cumulative_mean`, `cumulative_ci_low`, `cumulative_ci_high`,
-    `per_container_mean` (in `unit`), `cpu_percent`, `disk_percent` (0–100).
+    `per_container_mean` (in `unit`); optional `cpu_percent`, `disk_percent` (0–100):
+    without them (or all NaN) the utilization panel is left out.
     `saturation` is the saturation level; `valley` is (peak level, bottom level).
     """
     columns = [
         "containers", "cumulative_mean", "cumulative_ci_low", "cumulative_ci_high",
-        "per_container_mean", "cpu_percent", "disk_percent",
+        "per_container_mean",
     ]  # fmt: skip
     _require(data, columns, "scaling")
     rows = data.sort_values("containers")
     x = rows["containers"]
-    fig, (left, right) = new_figure(ncols=2)
+    utilization = [
+        c for c in ("cpu_percent", "disk_percent") if c in rows and rows[c].notna().any()
+    ]
+    fig, axes = new_figure(ncols=2 if utilization else 1)
+    left = axes[0]
     cumulative, per_container, cpu, disk = series_styles(4)
     ci = [rows["cumulative_mean"] - rows["cumulative_ci_low"],
           rows["cumulative_ci_high"] - rows["cumulative_mean"]]  # fmt: skip
@@ -121,12 +126,16 @@ def scaling(
     left.set_ylabel(f"throughput ({label(unit)})")
     left.set_ylim(bottom=0)
     left.legend()
-    right.plot(x, rows["cpu_percent"], label="CPU", **cpu.line_kwargs())
-    right.plot(x, rows["disk_percent"], label="disk bandwidth", **disk.line_kwargs())
-    right.set_xlabel("containers (count)")
-    right.set_ylabel("utilization (%)")
-    right.set_ylim(0, 105)
-    right.legend()
+    if utilization:
+        right = axes[1]
+        names = {"cpu_percent": ("CPU", cpu), "disk_percent": ("disk bandwidth", disk)}
+        for column in utilization:
+            name, style = names[column]
+            right.plot(x, rows[column], label=name, **style.line_kwargs())
+        right.set_xlabel("containers (count)")
+        right.set_ylabel("utilization (%)")
+        right.set_ylim(0, 105)
+        right.legend()
     fig.suptitle(label(title))
     return to_svg(fig)
 
