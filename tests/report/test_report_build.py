@@ -9,7 +9,9 @@ injected names are text.
 
 from __future__ import annotations
 
+import json
 import re
+from datetime import datetime, timedelta
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from report_browser import open_page
 from report_fixtures import results_folder
 
 from contio.report.build import build_report, write_report
+from contio.results import load
 
 INJECTED = "<script>alert(1)</script>"
 SECTIONS = ("summary", "throughput-vs-threads", "scaling", "latency-vs-containers", "mixes",
@@ -81,8 +84,13 @@ def test_the_console_check_sees_a_page_that_breaks_the_rules(tmp_path):
     assert len(seen.console) >= 2, seen.console
 
 
-def test_backends_report_has_threads_charts_t_tests_and_time_series(tmp_path):
-    seen, dom = view("backends", tmp_path)
+@pytest.fixture(scope="module")
+def backends_view(tmp_path_factory):
+    return view("backends", tmp_path_factory.mktemp("backends"))
+
+
+def test_backends_report_has_threads_charts_t_tests_and_time_series(backends_view):
+    seen, dom = backends_view
     assert seen.console == []
     # Two workloads: a throughput-against-threads chart each; per workload × threads a
     # read/write bar chart; one time series per cell (2 backends × 2 workloads × 2).
@@ -96,8 +104,8 @@ def test_backends_report_has_threads_charts_t_tests_and_time_series(tmp_path):
     assert "Conclusions" in text
 
 
-def test_injected_names_show_as_text_and_nothing_runs(tmp_path):
-    seen, dom = view("backends", tmp_path)
+def test_injected_names_show_as_text_and_nothing_runs(backends_view):
+    seen, dom = backends_view
     assert dom.elements.get("script", 0) == 0
     assert dom.title == "contio: report-backends"  # the description's script did not run
     text = "".join(dom.text)
@@ -140,3 +148,19 @@ def test_sections_without_data_are_left_out(tmp_path):
 def test_the_report_is_the_same_for_the_same_folder(tmp_path, name):
     folder = results_folder(name, tmp_path)
     assert build_report(folder) == build_report(folder)
+
+
+def test_events_are_marked_on_the_time_series_of_the_run_they_fall_in(tmp_path):
+    folder = results_folder("isolation", tmp_path)
+    runs = load(folder)
+    last = runs[runs["repetition"] == runs["repetition"].max()]
+    start = datetime.fromisoformat(last["started_at"].min().replace("Z", "+00:00"))
+    events = [
+        {"at": (start + timedelta(seconds=1)).isoformat(), "label": "node 2 <b>stopped</b>"},
+        {"at": (start - timedelta(hours=1)).isoformat(), "label": "long before"},
+    ]
+    (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    html = build_report(folder)
+    timeseries = html[html.index('<section id="time-series">') :]
+    assert "node 2 &lt;b&gt;stopped&lt;/b&gt;" in timeseries
+    assert "long before" not in html

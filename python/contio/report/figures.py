@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from contio.errors import FigureDataError
 from contio.report.chart_style import (
@@ -69,6 +70,7 @@ def throughput_vs_threads(
             facecolor="none", edgecolor=style.color, hatch=style.hatch or "..", linewidth=0,
             alpha=0.5,
         )  # fmt: skip
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(f"{label(x_column)} (count)")
     ax.set_ylabel(f"throughput ({label(unit)})")
     ax.set_ylim(bottom=0)
@@ -122,6 +124,7 @@ def scaling(
             textcoords="offset points", ha="center",
             arrowprops={"arrowstyle": "->", "color": "black"},
         )  # fmt: skip
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))
     left.set_xlabel("containers (count)")
     left.set_ylabel(f"throughput ({label(unit)})")
     left.set_ylim(bottom=0)
@@ -132,6 +135,7 @@ def scaling(
         for column in utilization:
             name, style = names[column]
             right.plot(x, rows[column], label=name, **style.line_kwargs())
+        right.xaxis.set_major_locator(MaxNLocator(integer=True))
         right.set_xlabel("containers (count)")
         right.set_ylabel("utilization (%)")
         right.set_ylim(0, 105)
@@ -152,6 +156,7 @@ def latency_vs_containers(data: pd.DataFrame, percentile: str = "p95", title: st
     for name, style in zip(names, series_styles(len(names))):
         rows = data[data["series"] == name].sort_values("containers")
         ax.plot(rows["containers"], rows["latency_ms"], label=label(name), **style.line_kwargs())
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("containers (count)")
     ax.set_ylabel(f"{label(percentile)} latency (ms)")
     ax.set_ylim(bottom=0)

@@ -74,7 +74,7 @@ def scaling_section(exp: Experiment, results: list[ScalingResult]) -> Section:
                 "cumulative_mean": part["mean"],
                 "cumulative_ci_low": part["ci_low"],
                 "cumulative_ci_high": part["ci_high"],
-                "per_container_mean": part["mean"] / part["containers"].astype(float),
+                "per_container_mean": part["mean"] / part["members"].astype(float),
             }
         )
         point = result.saturation.point if result.saturation else None
@@ -91,7 +91,8 @@ def scaling_section(exp: Experiment, results: list[ScalingResult]) -> Section:
     if section.blocks:
         section.intro = (
             "Cumulative: ops/s summed over every container of a cell, mean and 95% CI. "
-            "Per container: the cumulative mean divided by the containers per application. "
+            "Per container: the cumulative mean divided by the cell's containers (every "
+            "application's). "
             "CPU and disk utilization are drawn beside when the results folder has them "
             "(this folder's cells record none)."
         )
