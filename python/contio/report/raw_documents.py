@@ -22,6 +22,7 @@ from contio.errors import ContioError
 READ_TYPES = ("READ", "SCAN")
 WRITE_TYPES = ("UPDATE", "INSERT", "DELETE", "WRITE")
 EVENTS_FILE = "events.jsonl"
+MIN_PARTIAL_SECOND = 0.25
 
 
 def operation_rates(folder: Path, runs: pd.DataFrame) -> pd.DataFrame:
@@ -49,7 +50,8 @@ def cell_time_series(folder: Path, phases: pd.DataFrame) -> pd.DataFrame:
     """Per second of one repetition of a cell: `second`, `ops_per_s`, `p99_ms`.
 
     `phases` are that repetition's run rows (one per container). ops/s is summed over
-    containers; p99 is the highest of the operation types' and containers' p99 in
+    containers (a last partial second scaled to its length, dropped under a quarter
+    second); p99 is the highest of the operation types' and containers' p99 in
     that second (the slowest thing a client saw).
     """
     ops: dict[int, float] = {}
@@ -59,9 +61,15 @@ def cell_time_series(folder: Path, phases: pd.DataFrame) -> pd.DataFrame:
             doc = read_result(folder / raw)
         except ContioError:
             continue
+        length_s = doc.runtime_ms / 1000
         for entry in doc.timeseries:
             second = int(entry.get("t", 0))
-            ops[second] = ops.get(second, 0.0) + float(entry.get("ops", 0))
+            # The last entry may cover part of a second: scale it to a rate, and leave
+            # out a sliver too short to say anything.
+            covered = min(1.0, length_s - (second - 1))
+            if covered < MIN_PARTIAL_SECOND:
+                continue
+            ops[second] = ops.get(second, 0.0) + float(entry.get("ops", 0)) / covered
             worst = [float(v.get("p99", 0)) for v in (entry.get("by_type") or {}).values()]
             p99[second] = max([p99.get(second, 0.0), *worst])
     seconds = sorted(ops)
