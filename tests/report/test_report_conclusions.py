@@ -1,4 +1,5 @@
-"""Headline sentences and warnings from recorded folders (edited copies for the rarer cases)."""
+"""Headline sentences, warnings and utilization from recorded folders (edited copies for the
+rarer cases)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import sqlite3
 from report_fixtures import results_folder
 
 from contio.report.conclusions import backend_differences, headlines, warnings
-from contio.report.experiment import Experiment
-from contio.report.scaling_sections import mix_results, scaling_results
+from contio.report.experiment import Experiment, cell_table
+from contio.report.scaling_sections import mix_results, scaling_results, scaling_section
+from contio.results_index import ResultsIndex
 
 
 def test_backend_headlines_state_each_backend_against_the_first(tmp_path):
@@ -59,3 +61,17 @@ def test_io_groups_under_cgroup_v1_warn_that_writeback_is_not_throttled(tmp_path
     db.close()
     found = warnings(Experiment.read(folder))
     assert any("cgroup v1 does not throttle buffered writeback" in w for w in found)
+
+
+def test_utilization_recorded_with_the_runs_is_drawn_beside_scaling(tmp_path):
+    exp = Experiment.read(results_folder("scaling", tmp_path))
+    plain = scaling_section(exp, scaling_results(exp))
+    assert not any("utilization (%)" in block for block in plain.blocks)
+    # As a host sampler would record it: a CPU and a disk share per run phase.
+    exp.runs = exp.runs.assign(cpu_percent=40.0 + exp.runs["containers"], disk_percent=12.5)
+    index = ResultsIndex.open(exp.folder)
+    exp.cells = cell_table(index.cells(), exp.runs, exp.factors)
+    index.close()
+    assert set(exp.cells["disk_percent"]) == {12.5}
+    drawn = scaling_section(exp, scaling_results(exp))
+    assert all("utilization (%)" in block for block in drawn.blocks)

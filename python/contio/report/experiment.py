@@ -25,6 +25,7 @@ from contio.stats import confidence_interval, mean
 # Factors that never tell cells apart in a chart (one level per run).
 HIDDEN_FACTORS = ("runtime",)
 NO_CONTROLS = "none"
+UTILIZATION = ("cpu_percent", "disk_percent")
 
 
 def _read_json(path: Path) -> Any:
@@ -117,7 +118,8 @@ def cell_table(cells: list[dict[str, Any]], runs: pd.DataFrame, factors: list[st
     Columns: the factors, `cell_key`, `cell_index`, `label`, `status`, `finished_at`, `reason`,
     `members`, `samples` (tuple of cumulative ops/s per completed repetition),
     `repetitions`, `mean`, `ci_low`, `ci_high`, `half_width`, `per_container_mean`,
-    `p95_ms`, `p99_ms`, `failed_operations`.
+    `p95_ms`, `p99_ms`, `failed_operations`, and `cpu_percent`, `disk_percent`
+    (NaN unless the run phases carry those columns).
     """
     ok = runs[runs["status"] == "ok"] if not runs.empty else runs
     rows = []
@@ -156,6 +158,11 @@ def cell_table(cells: list[dict[str, Any]], runs: pd.DataFrame, factors: list[st
                 "p95_ms": float(mine["p95_latency_us"].mean()) / 1000 if complete else math.nan,
                 "p99_ms": float(mine["p99_latency_us"].mean()) / 1000 if complete else math.nan,
                 "failed_operations": int(mine["failed_operations"].sum()) if complete else 0,
+                # Host utilization while the cell ran, when a sampler recorded it.
+                **{
+                    c: float(mine[c].mean()) if complete and c in mine else math.nan
+                    for c in UTILIZATION
+                },
             }
         )
     return pd.DataFrame(rows)

@@ -75,6 +75,8 @@ def scaling_section(exp: Experiment, results: list[ScalingResult]) -> Section:
                 "cumulative_ci_low": part["ci_low"],
                 "cumulative_ci_high": part["ci_high"],
                 "per_container_mean": part["mean"] / part["members"].astype(float),
+                "cpu_percent": part["cpu_percent"],
+                "disk_percent": part["disk_percent"],
             }
         )
         point = result.saturation.point if result.saturation else None
@@ -93,8 +95,7 @@ def scaling_section(exp: Experiment, results: list[ScalingResult]) -> Section:
             "Cumulative: ops/s summed over every container of a cell, mean and 95% CI. "
             "Per container: the cumulative mean divided by the cell's containers (every "
             "application's). "
-            "CPU and disk utilization are drawn beside when the results folder has them "
-            "(this folder's cells record none)."
+            "CPU and disk utilization are drawn beside when the run phases record them."
         )
     return section
 
