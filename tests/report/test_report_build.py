@@ -144,9 +144,8 @@ def test_sections_without_data_are_left_out(tmp_path):
     assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:|//)|<link|@import|url\((?!#)", html)
 
 
-@pytest.mark.parametrize("name", ["backends", "scaling"])
-def test_the_report_is_the_same_for_the_same_folder(tmp_path, name):
-    folder = results_folder(name, tmp_path)
+def test_the_report_is_the_same_for_the_same_folder(tmp_path):
+    folder = results_folder("scaling", tmp_path)
     assert build_report(folder) == build_report(folder)
 
 
