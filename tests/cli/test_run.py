@@ -77,6 +77,9 @@ def test_a_tiny_spec_runs_end_to_end(tmp_path, engine):
     assert re.fullmatch(r"tiny-\d{8}T\d{6}Z", folder.name)
     assert f"results: {folder}" in done.stdout
     assert "workloada" in done.stdout and "± 95% CI" in done.stdout
+    # The run ends with its HTML report (contio.report), a chart against threads in it.
+    assert f"report: {folder / 'report.html'}" in done.stdout
+    assert 'data-chart="throughput-vs-threads"' in (folder / "report.html").read_text()
 
     assert (folder / "spec.yaml").read_text() == spec.read_text()
     assert json.loads((folder / "host.json").read_text())["engine_version"]

@@ -93,6 +93,17 @@ def test_scaling_marks_saturation_and_valley():
     assert not any(w.startswith(("saturation", "valley")) for w in plain)
 
 
+def test_scaling_without_utilization_draws_the_throughput_panel_only():
+    data = pd.DataFrame(
+        {"containers": [1, 2, 3], "cumulative_mean": [10, 18, 20], "cumulative_ci_low": [9, 17, 19],
+         "cumulative_ci_high": [11, 19, 21], "per_container_mean": [10, 9, 6.7],
+         "cpu_percent": [float("nan")] * 3}
+    )  # fmt: skip
+    words = texts(figures.scaling(data))
+    assert "throughput (ops/s)" in words and "per container" in words
+    assert "utilization (%)" not in words and "CPU" not in words
+
+
 def test_latency_against_containers():
     data = pd.DataFrame(
         [{"series": s, "containers": c, "latency_ms": c * m}

@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 
 from contio.cli import cli
-from contio.errors import Interrupted
+from contio.errors import ContioError, Interrupted
 from contio.runner import Runner
 from contio.spec import ExperimentSpec, read_default_spec, read_spec_file
 from contio.tables import results_table
@@ -75,3 +75,16 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
         sys.exit(128 + exc.signum)
     console.print(results_table(outcome.summaries))
     console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
+    write_final_report(outcome.folder.path)
+
+
+def write_final_report(folder: Path) -> None:
+    """The HTML report at the end of a run; a report that fails loses no result, so warn."""
+    from contio.report.build import write_report
+
+    try:
+        path = write_report(folder)
+    except (ContioError, ValueError, OSError) as exc:
+        click.echo(f"warning: no report written ({exc}); try `contio report {folder}`", err=True)
+        return
+    click.echo(f"report: {path}")

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from contio.errors import FigureDataError
 from contio.report.chart_style import (
@@ -69,6 +70,7 @@ def throughput_vs_threads(
             facecolor="none", edgecolor=style.color, hatch=style.hatch or "..", linewidth=0,
             alpha=0.5,
         )  # fmt: skip
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(f"{label(x_column)} (count)")
     ax.set_ylabel(f"throughput ({label(unit)})")
     ax.set_ylim(bottom=0)
@@ -88,17 +90,22 @@ def scaling(
     """Throughput against containers (left) and CPU / disk utilization (right).
 
     Columns: `containers`, `cumulative_mean`, `cumulative_ci_low`, `cumulative_ci_high`,
-    `per_container_mean` (in `unit`), `cpu_percent`, `disk_percent` (0–100).
+    `per_container_mean` (in `unit`); optional `cpu_percent`, `disk_percent` (0–100):
+    without them (or all NaN) the utilization panel is left out.
     `saturation` is the saturation level; `valley` is (peak level, bottom level).
     """
     columns = [
         "containers", "cumulative_mean", "cumulative_ci_low", "cumulative_ci_high",
-        "per_container_mean", "cpu_percent", "disk_percent",
+        "per_container_mean",
     ]  # fmt: skip
     _require(data, columns, "scaling")
     rows = data.sort_values("containers")
     x = rows["containers"]
-    fig, (left, right) = new_figure(ncols=2)
+    utilization = [
+        c for c in ("cpu_percent", "disk_percent") if c in rows and rows[c].notna().any()
+    ]
+    fig, axes = new_figure(ncols=2 if utilization else 1)
+    left = axes[0]
     cumulative, per_container, cpu, disk = series_styles(4)
     ci = [rows["cumulative_mean"] - rows["cumulative_ci_low"],
           rows["cumulative_ci_high"] - rows["cumulative_mean"]]  # fmt: skip
@@ -117,16 +124,22 @@ def scaling(
             textcoords="offset points", ha="center",
             arrowprops={"arrowstyle": "->", "color": "black"},
         )  # fmt: skip
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))
     left.set_xlabel("containers (count)")
     left.set_ylabel(f"throughput ({label(unit)})")
     left.set_ylim(bottom=0)
     left.legend()
-    right.plot(x, rows["cpu_percent"], label="CPU", **cpu.line_kwargs())
-    right.plot(x, rows["disk_percent"], label="disk bandwidth", **disk.line_kwargs())
-    right.set_xlabel("containers (count)")
-    right.set_ylabel("utilization (%)")
-    right.set_ylim(0, 105)
-    right.legend()
+    if utilization:
+        right = axes[1]
+        names = {"cpu_percent": ("CPU", cpu), "disk_percent": ("disk bandwidth", disk)}
+        for column in utilization:
+            name, style = names[column]
+            right.plot(x, rows[column], label=name, **style.line_kwargs())
+        right.xaxis.set_major_locator(MaxNLocator(integer=True))
+        right.set_xlabel("containers (count)")
+        right.set_ylabel("utilization (%)")
+        right.set_ylim(0, 105)
+        right.legend()
     fig.suptitle(label(title))
     return to_svg(fig)
 
@@ -143,6 +156,7 @@ def latency_vs_containers(data: pd.DataFrame, percentile: str = "p95", title: st
     for name, style in zip(names, series_styles(len(names))):
         rows = data[data["series"] == name].sort_values("containers")
         ax.plot(rows["containers"], rows["latency_ms"], label=label(name), **style.line_kwargs())
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("containers (count)")
     ax.set_ylabel(f"{label(percentile)} latency (ms)")
     ax.set_ylim(bottom=0)

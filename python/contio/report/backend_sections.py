@@ -1,0 +1,127 @@
+"""Sections that compare backends: throughput against threads (000, Fig. 3–5), t-tests in
+002's Table 1 layout and its read/write bars.
+
+Cells are grouped by every varying factor other than the backend (and the thread
+count for the line chart); within a group the first backend of the spec is the
+baseline every other one is tested against (Welch: repetitions of different backends
+are independent runs).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from contio.errors import StatisticsInputError
+from contio.report import figures
+from contio.report.experiment import Experiment, group_label, groups
+from contio.report.page import Section, figure
+from contio.report.raw_documents import operation_rates
+from contio.report.ttest_table import TTestRow, t_test_table
+from contio.stats import welch_t_test
+
+MAX_FIGURES = 40
+
+
+def throughput_section(exp: Experiment) -> Section:
+    """One chart per group of cells that differ in threads: a line per backend, CI bands."""
+    section = Section("throughput-vs-threads", "Throughput against threads")
+    done = exp.done()
+    if done.empty or "threads" not in exp.varying(done):
+        return section
+    others = [f for f in exp.varying(done) if f not in ("threads", "backend")]
+    for levels, part in groups(done, others)[:MAX_FIGURES]:
+        if part["threads"].nunique() < 2:
+            continue
+        data = part.assign(backend=part["backend"].astype(str))
+        title = group_label(levels, others)
+        svg = figures.throughput_vs_threads(data, title=title)
+        section.blocks.append(
+            figure(svg, "throughput-vs-threads", f"ops/s mean and 95% CI band; {title}")
+        )
+    section.intro = "One line per backend; the band is the 95% confidence interval of the mean."
+    return section
+
+
+def _rates_by_repetition(exp: Experiment) -> pd.DataFrame:
+    """Per cell and completed repetition: ops/s, reads/s and writes/s summed over containers."""
+    ok = exp.runs[exp.runs["status"] == "ok"]
+    rated = operation_rates(exp.folder, ok)
+    sums = rated.groupby(["cell_key", "repetition"])[
+        ["steady_ops_per_sec", "reads_per_sec", "writes_per_sec"]
+    ].sum(min_count=1)
+    counts = rated.groupby(["cell_key", "repetition"])["container"].count()
+    members = exp.cells.set_index("cell_key")["members"]
+    complete = [key for key, n in counts.items() if n == members.get(key[0], -1)]
+    return sums.loc[complete].reset_index()
+
+
+OPERATIONS = (
+    ("ops/s", "steady_ops_per_sec"),
+    ("reads/s", "reads_per_sec"),
+    ("writes/s", "writes_per_sec"),
+)
+
+
+def _samples(reps: pd.DataFrame, cell_key: str, column: str) -> list[float]:
+    values = reps.loc[reps["cell_key"] == cell_key, column].tolist()
+    return [v for v in values if not math.isnan(v)]
+
+
+def backend_tests_section(exp: Experiment) -> Section:
+    """Welch t-tests of every backend against the first (002's Table 1) and read/write bars."""
+    section = Section("t-tests", "Backends compared: t-tests, reads and writes")
+    done = exp.done()
+    if done.empty or "backend" not in exp.varying(done):
+        return section
+    reps = _rates_by_repetition(exp)
+    others = [f for f in exp.varying(done) if f != "backend"]
+    rows: list[TTestRow] = []
+    bars = []
+    for levels, part in groups(done, others):
+        experiment = group_label(levels, others)
+        backends = list(dict.fromkeys(part["backend"].astype(str)))
+        keys = dict(zip(part["backend"].astype(str), part["cell_key"]))
+        bar_rows = []
+        for backend in backends:
+            for name, column in OPERATIONS[1:]:
+                values = _samples(reps, keys[backend], column)
+                if values and any(values):
+                    spread = pd.Series(values).std() if len(values) > 1 else 0.0
+                    bar_rows.append(
+                        {"storage": backend, "operation": name, "mean": sum(values) / len(values),
+                         "std": spread}
+                    )  # fmt: skip
+        if bar_rows:
+            bars.append((experiment, pd.DataFrame(bar_rows)))
+        baseline = backends[0]
+        for backend in backends[1:]:
+            for name, column in OPERATIONS:
+                a = _samples(reps, keys[backend], column)
+                b = _samples(reps, keys[baseline], column)
+                if not any(a) and not any(b):
+                    continue
+                try:
+                    result = welch_t_test(a, b, backend, baseline)
+                except StatisticsInputError:
+                    continue  # fewer than two repetitions on a side
+                rows.append(TTestRow(experiment, name, result))
+    if rows:
+        section.blocks.append(
+            t_test_table(
+                rows,
+                "Welch t-tests of each backend minus the baseline (first backend), per "
+                "repetition sums over containers; sig. is the two-sided p",
+            )
+        )
+    for experiment, data in bars[:MAX_FIGURES]:
+        svg = figures.read_write_bars(data, unit="operations/s", title=experiment)
+        section.blocks.append(
+            figure(svg, "read-write-bars", f"reads/s and writes/s, mean ± 1 s.d.; {experiment}")
+        )
+    section.intro = (
+        "Rows in bold are significant at 5%. reads/s and writes/s count whole run phases "
+        "(warm-up included); ops/s leaves the warm-up out."
+    )
+    return section

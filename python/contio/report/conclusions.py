@@ -1,0 +1,111 @@
+"""The report's headline conclusions and warnings, as sentences from the statistics.
+
+Headlines: each backend against the first one (relative difference with Fieller
+interval and Welch p, `contio.stats.relative_sentence`), the saturation point and
+valley of each scaling series, degradation and fairness of each mix. Significant
+differences come first, largest first.
+
+Warnings: cells that did not finish (skipped with their reason, failed operations,
+never run), confidence intervals wider than the adaptive rule asked, and block I/O
+groups applied through cgroup v1, which does not throttle buffered writeback.
+"""
+
+from __future__ import annotations
+
+import math
+
+from contio.errors import StatisticsInputError
+from contio.report.experiment import NO_CONTROLS, Experiment, group_label, groups
+from contio.report.scaling_sections import MixResult, ScalingResult
+from contio.stats import (
+    RelativeDifference,
+    against_baseline,
+    degradation_sentence,
+    fairness_sentence,
+    relative_sentence,
+    saturation_sentence,
+    valley_sentence,
+)
+
+MAX_HEADLINES = 12
+
+
+def backend_differences(exp: Experiment) -> list[tuple[RelativeDifference, str]]:
+    """Every backend against the first, per group of the other varying factors."""
+    done = exp.done()
+    if done.empty or "backend" not in exp.varying(done):
+        return []
+    others = [f for f in exp.varying(done) if f != "backend"]
+    found = []
+    for levels, part in groups(done, others):
+        samples = {str(b): list(s) for b, s in zip(part["backend"], part["samples"]) if s}
+        baseline = str(part["backend"].iloc[0])
+        if baseline not in samples or len(samples) < 2:
+            continue
+        context = f"for {group_label(levels, others)}" if others else ""
+        try:
+            diffs = against_baseline(samples, baseline)
+        except StatisticsInputError:
+            continue
+        found += [(d, context) for d in diffs.values()]
+    return found
+
+
+def headlines(exp: Experiment, scaling: list[ScalingResult], mixes: list[MixResult]) -> list[str]:
+    """At most `MAX_HEADLINES` sentences, significant and large differences first."""
+    ranked: list[tuple[float, str]] = []
+    for diff, context in backend_differences(exp):
+        weight = abs(diff.estimate) + (10 if diff.significant else 0)
+        ranked.append((weight, relative_sentence(diff, context)))
+    for result in scaling:
+        context = f"for {result.title}"
+        if result.valley is not None:
+            ranked.append((5.0, valley_sentence(result.valley, context=context)))
+        if result.saturation is not None:
+            ranked.append((4.0, saturation_sentence(result.saturation, context=context)))
+    for mix in mixes:
+        context = f"in {mix.title}"
+        if mix.fairness is not None:
+            ranked.append((6.0, fairness_sentence(mix.fairness, context)))
+        for item in mix.degradations:
+            ranked.append((abs(item.fraction) + 3, degradation_sentence(item, context)))
+    ranked.sort(key=lambda pair: -pair[0])
+    return [text[:1].upper() + text[1:] for _, text in ranked[:MAX_HEADLINES]]
+
+
+def warnings(exp: Experiment) -> list[str]:
+    """What a reader must know before trusting the figures."""
+    found = []
+    for _, cell in exp.cells.iterrows():
+        where = f"cell {cell['cell_index']} ({cell['label']})"
+        if cell["status"] == "skipped":
+            found.append(f"{where} was skipped: {cell['reason'] or 'no reason recorded'}")
+        elif cell["status"] != "done":
+            found.append(f"{where} did not finish (status {cell['status']})")
+        if cell["failed_operations"]:
+            found.append(f"{where}: {cell['failed_operations']} operations failed")
+    failed = exp.runs[exp.runs["status"] != "ok"] if not exp.runs.empty else exp.runs
+    if not failed.empty:
+        found.append(f"{len(failed)} run phases ended without status ok (left out)")
+    stop = exp.spec.get("stop") or {}
+    if stop.get("rule") == "adaptive":
+        target = float(stop.get("ci_target", 0.02))
+        for _, cell in exp.done().iterrows():
+            relative = cell["half_width"] / cell["mean"] if cell["mean"] else math.nan
+            if math.isfinite(relative) and relative > target:
+                found.append(
+                    f"cell {cell['cell_index']} ({cell['label']}): 95% CI ± {relative:.1%} of "
+                    f"the mean, wider than the ± {target:.1%} asked (max_repetitions reached)"
+                )
+    controlled = "io_controls" in exp.cells and (
+        (exp.done()["io_controls"].astype(str) != NO_CONTROLS).any()
+        if "io_controls" in exp.done()
+        else False
+    )
+    v1 = [m for m in exp.io_mechanisms() if "v1" in str(m)]
+    if controlled and v1:
+        found.append(
+            f"block I/O groups were applied through {v1[0]}: cgroup v1 does not throttle "
+            "buffered writeback, so limits hold for direct and read I/O only"
+        )
+    return found

@@ -1,0 +1,48 @@
+"""Exports of a results folder's run phases for analysis elsewhere: CSV, Parquet, JSON.
+
+The rows are `contio.results.load(DIR)`'s (one per cell × repetition × container),
+plus `ycsb_text`: the path (relative to the folder) of that phase's YCSB-format text
+summary, which stays in the folder beside the engine's JSON document.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from contio.errors import UsageError
+from contio.results import load
+from contio.results_index import INDEX_FILE
+
+FORMATS = ("csv", "parquet", "json")
+
+
+def export_frame(folder: Path) -> pd.DataFrame:
+    """The run phases of `folder` with the path of each phase's YCSB-format summary."""
+    if not (Path(folder) / INDEX_FILE).is_file():
+        raise UsageError(f"{folder} has no {INDEX_FILE}: not a contio results folder")
+    frame = load(folder)
+    if frame.empty:
+        return frame
+    return frame.assign(ycsb_text=[str(Path(p).with_suffix(".txt")) for p in frame["raw_json"]])
+
+
+def export(folder: Path, fmt: str, output: Path | None = None) -> Path:
+    """Write the export (default `<folder>/runs.<fmt>`); returns its path."""
+    if fmt not in FORMATS:
+        raise UsageError(f"--format: {fmt!r} is not a format; allowed: {', '.join(FORMATS)}")
+    frame = export_frame(folder)
+    path = output or Path(folder) / f"runs.{fmt}"
+    if fmt == "csv":
+        frame.to_csv(path, index=False)
+    elif fmt == "json":
+        frame.to_json(path, orient="records", indent=1)
+    else:
+        try:
+            frame.to_parquet(path, index=False, engine="pyarrow")
+        except ImportError as exc:
+            raise UsageError(
+                f"--format parquet needs pyarrow ({exc}); pip install pyarrow"
+            ) from None
+    return path

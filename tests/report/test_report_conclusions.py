@@ -1,0 +1,77 @@
+"""Headline sentences, warnings and utilization from recorded folders (edited copies for the
+rarer cases)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from report_fixtures import results_folder
+
+from contio.report.conclusions import backend_differences, headlines, warnings
+from contio.report.experiment import Experiment, cell_table
+from contio.report.scaling_sections import mix_results, scaling_results, scaling_section
+from contio.results_index import ResultsIndex
+
+
+def test_backend_headlines_state_each_backend_against_the_first(tmp_path):
+    exp = Experiment.read(results_folder("backends", tmp_path))
+    diffs = backend_differences(exp)
+    assert len(diffs) == 4  # one per workload × threads group
+    for diff, context in diffs:
+        assert diff.baseline == "local" and diff.level == "<script>alert(1)</script>"
+        assert context.startswith("for workload=")
+    sentences = headlines(exp, [], [])
+    assert len(sentences) == 4 and all(" than local for workload=" in s for s in sentences)
+
+
+def test_scaling_and_mix_headlines(tmp_path):
+    exp = Experiment.read(results_folder("scaling", tmp_path))
+    scaling, mixes = scaling_results(exp), mix_results(exp)
+    assert [r.title for r in scaling] == ["mix=read", "mix=write", "mix=read+write"]
+    assert [m.title for m in mixes] == [f"read+write · containers={n}" for n in (1, 2, 3)]
+    assert all({d.application for d in m.degradations} == {"read", "write"} for m in mixes)
+    text = " ".join(headlines(exp, scaling, mixes))
+    assert "Jain's fairness index" in text and "of its standalone throughput" in text
+
+
+def test_skipped_cells_are_warned_with_their_reason(tmp_path):
+    exp = Experiment.read(results_folder("isolation", tmp_path))
+    (warning,) = warnings(exp)
+    assert "io_controls=throttle-1" in warning and "contio.qos" in warning
+
+
+def test_a_ci_wider_than_the_adaptive_rule_asked_is_warned(tmp_path):
+    folder = results_folder("backends", tmp_path)
+    spec = json.loads((folder / "spec.json").read_text())
+    spec["stop"] = {"rule": "adaptive", "seconds": 1, "ci_target": 0.001}
+    (folder / "spec.json").write_text(json.dumps(spec))
+    found = warnings(Experiment.read(folder))
+    assert len(found) == 8 and all("wider than the ± 0.1% asked" in w for w in found)
+
+
+def test_io_groups_under_cgroup_v1_warn_that_writeback_is_not_throttled(tmp_path):
+    folder = results_folder("isolation", tmp_path)
+    assert not any("writeback" in w for w in warnings(Experiment.read(folder)))
+    db = sqlite3.connect(folder / "index.sqlite")  # as a run with contio.qos would record it
+    db.execute("UPDATE meta SET value = ? WHERE key = 'io_mechanism.session1'",
+               (json.dumps("cgroup-v1 blkio.throttle"),))  # fmt: skip
+    db.execute("UPDATE cells SET levels = replace(levels, '\"none\"', '\"throttle-1\"')")
+    db.commit()
+    db.close()
+    found = warnings(Experiment.read(folder))
+    assert any("cgroup v1 does not throttle buffered writeback" in w for w in found)
+
+
+def test_utilization_recorded_with_the_runs_is_drawn_beside_scaling(tmp_path):
+    exp = Experiment.read(results_folder("scaling", tmp_path))
+    plain = scaling_section(exp, scaling_results(exp))
+    assert not any("utilization (%)" in block for block in plain.blocks)
+    # As a host sampler would record it: a CPU and a disk share per run phase.
+    exp.runs = exp.runs.assign(cpu_percent=40.0 + exp.runs["containers"], disk_percent=12.5)
+    index = ResultsIndex.open(exp.folder)
+    exp.cells = cell_table(index.cells(), exp.runs, exp.factors)
+    index.close()
+    assert set(exp.cells["disk_percent"]) == {12.5}
+    drawn = scaling_section(exp, scaling_results(exp))
+    assert all("utilization (%)" in block for block in drawn.blocks)
