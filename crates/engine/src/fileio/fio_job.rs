@@ -296,7 +296,7 @@ fn check_alignment(job: &Job) -> Result<(), FileIoError> {
             ("offset", job.offset),
             ("offset_increment", job.offset_increment),
         ] {
-            if value % 512 != 0 {
+            if !value.is_multiple_of(512) {
                 return Err(FileIoError::invalid(
                     option,
                     format!("{value} is not a multiple of 512, which direct=1 needs (use a multiple of 4096)"),

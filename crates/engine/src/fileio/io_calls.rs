@@ -67,20 +67,62 @@ impl BlockingIo<'_> {
     }
 }
 
-/// Reads exactly the buffer's length at `offset`; a short read is an error.
+/// Reads exactly the buffer's length at `offset`; the end of the file first is an error.
 pub fn pread_full(fd: i32, buf: &mut AlignedBuf, offset: u64) -> io::Result<()> {
     let len = buf.as_slice().len();
-    // SAFETY: buf is valid for len bytes.
-    let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), len, offset as libc::off_t) };
-    complete(n, len, "read")
+    let mut done = 0;
+    while done < len {
+        // SAFETY: buf is valid for len bytes and done < len.
+        let n = unsafe {
+            libc::pread(
+                fd,
+                buf.as_mut_ptr().add(done).cast(),
+                len - done,
+                (offset + done as u64) as libc::off_t,
+            )
+        };
+        done += advance(n, "read past the end of the file")?;
+    }
+    Ok(())
 }
 
-/// Writes the whole buffer at `offset`; a short write is an error (a full disk, usually).
+/// Writes the whole buffer at `offset`. A short write is continued, so a full
+/// disk surfaces as its own error (ENOSPC) rather than as a short count.
 pub fn pwrite_full(fd: i32, buf: &AlignedBuf, offset: u64) -> io::Result<()> {
     let data = buf.as_slice();
-    // SAFETY: data is valid for its length.
-    let n = unsafe { libc::pwrite(fd, data.as_ptr().cast(), data.len(), offset as libc::off_t) };
-    complete(n, data.len(), "write")
+    let mut done = 0;
+    while done < data.len() {
+        // SAFETY: data is valid for its length and done < len.
+        let n = unsafe {
+            libc::pwrite(
+                fd,
+                data.as_ptr().add(done).cast(),
+                data.len() - done,
+                (offset + done as u64) as libc::off_t,
+            )
+        };
+        done += advance(n, "write made no progress")?;
+    }
+    Ok(())
+}
+
+/// Bytes moved by one call: -1 is errno (EINTR is retried as 0 bytes), 0 is `stuck`.
+fn advance(n: isize, stuck: &str) -> io::Result<usize> {
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        return if e.kind() == io::ErrorKind::Interrupted {
+            Ok(0)
+        } else {
+            Err(e)
+        };
+    }
+    if n == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            stuck.to_string(),
+        ));
+    }
+    Ok(n as usize)
 }
 
 /// `fsync` or `fdatasync`.

@@ -83,9 +83,11 @@ pub fn run_queued(shared: &Shared, mut task: ThreadTask, recorder: Recorder) -> 
     let mut issuing = true;
     let mut in_flight = 0usize;
     loop {
-        while issuing && !free.is_empty() {
+        // Syncs due after writes go out even once the stream has no more requests.
+        while !free.is_empty() && (issuing || !pending_syncs.is_empty()) {
             if shared.stop.is_set() {
                 issuing = false;
+                pending_syncs.clear();
                 break;
             }
             let (req, extra) = match pending_syncs.pop() {
@@ -108,8 +110,8 @@ pub fn run_queued(shared: &Shared, mut task: ThreadTask, recorder: Recorder) -> 
             // SAFETY: the buffer of `slot` stays alive and untouched until its
             // completion is reaped below; the ring has at least `depth` entries.
             if unsafe { ring.submission().push(&sqe) }.is_err() {
+                // Cannot happen (the ring holds `depth` entries); drop the request.
                 free.push(slot);
-                pending_syncs.push(req);
                 break;
             }
             slots[slot] = Some(InFlight { req, start, extra });

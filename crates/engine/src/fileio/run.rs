@@ -208,11 +208,13 @@ fn sync_at_end(shared: &Shared) {
 fn verification(shared: &Shared, ending: &Ending) -> Option<VerifyReport> {
     let rule = shared.plan.verify?;
     if rule.only {
-        let (count, first) = shared
+        let (count, mut first) = shared
             .mismatches
             .lock()
             .map(|m| m.clone())
             .unwrap_or_default();
+        // Queued reads complete out of order; report in file order.
+        first.sort_by_key(|m| (m.file, m.offset));
         let checked = shared.counters.iter().map(|c| c.load(Ordering::Relaxed));
         let blocks: u64 = checked
             .zip(&shared.sequencers)

@@ -63,7 +63,7 @@ pub fn parse_switch(option: &str, text: &str) -> Result<bool, FileIoError> {
 /// `bytes` for people: `16KiB`, `8MiB`, `1GiB`, or plain bytes.
 pub fn human_bytes(bytes: u64) -> String {
     for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{unit}", bytes >> shift);
         }
     }

@@ -261,7 +261,7 @@ pub fn plan(a: &SysbenchArgs) -> Result<Plan, FileIoError> {
             "mmap cannot be combined with --file-extra-flags=direct",
         ));
     }
-    if direct && bs % 512 != 0 {
+    if direct && !bs.is_multiple_of(512) {
         return Err(FileIoError::invalid(
             "--file-block-size",
             format!("{bs} is not a multiple of 512, which --file-extra-flags=direct needs (use a multiple of 4096)"),
@@ -299,7 +299,7 @@ pub fn plan(a: &SysbenchArgs) -> Result<Plan, FileIoError> {
         })
         .collect();
     let (pattern, read_share, threads, requests, time_limit, fsync) = match a.command {
-        SysbenchCommand::Prepare => (
+        SysbenchCommand::Prepare | SysbenchCommand::Cleanup => (
             Pattern::Sequential,
             0.0,
             1,
@@ -310,7 +310,7 @@ pub fn plan(a: &SysbenchArgs) -> Result<Plan, FileIoError> {
                 ..FsyncRule::default()
             },
         ),
-        _ => {
+        SysbenchCommand::Run => {
             let (pattern, read_share) = mode(a)?;
             let writes = read_share < 1.0;
             let fsync_all = switch("file-fsync-all")?;
