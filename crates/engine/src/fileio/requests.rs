@@ -237,8 +237,8 @@ mod tests {
         assert_eq!(syncs, vec![0, 1, 2, 3]);
         let rw = ops.iter().filter(|r| r.op != Op::Sync).count() as u64;
         let reads = ops.iter().filter(|r| r.op == Op::Read).count() as u64;
-        assert_eq!(rw, 962);
-        assert_eq!(reads, (962.0 * 0.6f64).floor() as u64);
+        assert_eq!(rw, 964);
+        assert_eq!(reads, (964.0 * 0.6f64).floor() as u64);
         assert!(s.request(1000, &mut rng).is_none());
     }
 
