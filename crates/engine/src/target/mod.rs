@@ -11,7 +11,14 @@ use std::fmt;
 use crate::error::TargetError;
 use crate::properties::Properties;
 
+pub mod cassandra;
+pub mod endpoint;
+pub mod mongodb;
+pub mod mysql;
 pub mod null;
+pub mod postgres;
+pub mod redis;
+pub mod sql;
 
 /// The outcome of one operation, with YCSB's names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -151,7 +158,14 @@ pub struct TargetInfo {
 
 /// Every target this build knows, by name.
 pub fn registry() -> Vec<TargetInfo> {
-    vec![null::info()]
+    vec![
+        null::info(),
+        mysql::info(),
+        postgres::info(),
+        redis::info(),
+        mongodb::info(),
+        cassandra::info(),
+    ]
 }
 
 /// Looks up a target by name; the error lists the known names.
