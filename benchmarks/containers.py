@@ -78,7 +78,7 @@ def _static_engine(runtime, image_id: str, into: Path) -> Path:
     try:
         stream, _ = container.get_archive("/contio-engine")
         with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as archive:
-            archive.extract("contio-engine", path=into)
+            archive.extract("contio-engine", path=into, filter="data")
     finally:
         container.remove(force=True)
     return into / "contio-engine"

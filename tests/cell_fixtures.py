@@ -24,14 +24,18 @@ def docker_client() -> Iterator[docker.DockerClient]:
 
 
 @pytest.fixture(scope="session")
-def engine_image(docker_client: docker.DockerClient) -> str:
+def engine_image(docker_client: docker.DockerClient) -> Iterator[str]:
     """The id of `contio/engine` built from this tree (reused while its recipe is unchanged).
 
-    Containers are started by id, so another build retagging `contio/engine` meanwhile
-    does not change what these tests run.
+    Containers are started by id and the image gets a second tag for the session, so a
+    build from another tree that moves `contio/engine:latest` meanwhile neither changes
+    nor removes (an image with two tags is not removed by id) what these tests run.
     """
     (engine,) = [r for r in build(docker_client, ["engine"]) if r.name == "engine"]
-    return engine.image_id
+    session_tag = f"test-{uuid.uuid4().hex[:10]}"
+    docker_client.images.get(engine.image_id).tag("contio/engine", session_tag)
+    yield engine.image_id
+    docker_client.images.remove(f"contio/engine:{session_tag}", noprune=True)
 
 
 def database_image(docker_client: docker.DockerClient, recipe: str) -> None:
