@@ -49,8 +49,10 @@ def _assert_complete(result: CellResult) -> None:
         assert db.samples >= 2 and client.samples >= 2
         assert db.cpu_seconds > 0 and client.cpu_seconds > 0
         assert db.peak_memory_bytes > 0 and client.peak_memory_bytes > 0
-        # The database fsyncs its log in these modes: its own writes reach the disk.
-        assert db.write_bytes > 0 and db.write_ops > 0, instance.instance.name
+        # The database fsyncs its log in these modes: its own writes reach storage.
+        # (The per-device blkio counters of cgroup v1 stay at zero on this kernel for a
+        # device without a throttle rule, so the processes' own counters are checked.)
+        assert db.task_write_bytes > 0, instance.instance.name
     assert result.run_operations == sum(i.run.operations for i in result.instances)
     # Metrics beside the engine's documents: per container and host lines every second.
     lines = [json.loads(line) for line in result.metrics_path.read_text().splitlines()]

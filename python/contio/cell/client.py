@@ -8,6 +8,7 @@ The cell's work directory (a host directory owned by the engine's uid) is mounte
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from contio.engine_result import EngineResult, read_result
 from contio.errors import EngineError, EngineOutputError
 from contio.runtime.docker import ContainerSpec, DataMount, DockerRuntime
 from contio.workloads import packaged_workloads
+
+log = logging.getLogger(__name__)
 
 #: the engine image's user (nobody), which owns the work directory
 ENGINE_UID = 65534
@@ -110,15 +113,19 @@ def finish_client(
     that wrote none (refused input, killed) raises EngineError with its last log lines.
     """
     exit_code = int(container.wait(timeout=timeout_s)["StatusCode"])
+    logs = container.logs(stdout=False, stderr=True).decode(errors="replace").strip()
+    tail = "\n".join(logs.splitlines()[-5:])
     try:
-        return read_result(workdir / job.result_file)
+        result = read_result(workdir / job.result_file)
     except EngineOutputError:
-        logs = container.logs(stdout=False, stderr=True).decode(errors="replace").strip()
-        tail = "\n".join(logs.splitlines()[-5:])
         raise EngineError(
             f"engine client {job.name} exited with code {exit_code} and no result: {tail}",
             exit_code,
         ) from None
+    if result.status != "ok":
+        # The binding's first error is on stderr; the document only has the phase's verdict.
+        log.warning("engine client %s: %s; stderr ends:\n%s", job.name, result.error, tail)
+    return result
 
 
 def run_client(

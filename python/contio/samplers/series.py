@@ -3,7 +3,8 @@ turns the counters into per-second rates, written as JSON lines as they come.
 
 Each line is one sample: `{"t": seconds since start, "source": "host" | container
 name, ...}`. Container lines: `cpu_percent` (100 = one core), `memory_bytes`,
-`io` (per device `major:minor`: read/write bytes/s and ops/s). Host lines:
+`io` (per device `major:minor`: read/write bytes/s and ops/s from blkio),
+`task_read_bytes_per_s` / `task_write_bytes_per_s` (from /proc/PID/io). Host lines:
 `cpu_percent` (of all cores), `disks` (per device: `util_percent` from io_ticks,
 read/write bytes/s, ops/s), `net` (per interface: rx/tx bytes/s). A container whose
 cgroup disappears (it exited) is dropped from later samples and listed in `gone`.
@@ -32,6 +33,9 @@ class ContainerTotals:
     write_bytes: int = 0
     read_ops: int = 0
     write_ops: int = 0
+    task_read_bytes: int = 0
+    task_write_bytes: int = 0
+    """Storage bytes its processes caused to be read/written (/proc/PID/io), any device."""
     samples: int = 0
 
 
@@ -62,6 +66,8 @@ def _container_sample(
         "cpu_percent": 100.0 * (now.cpu_ns - before.cpu_ns) / 1e9 / seconds,
         "memory_bytes": now.memory_bytes,
         "io": io,
+        "task_read_bytes_per_s": (now.task_read_bytes - before.task_read_bytes) / seconds,
+        "task_write_bytes_per_s": (now.task_write_bytes - before.task_write_bytes) / seconds,
     }
 
 
@@ -173,6 +179,8 @@ class Sampler:
         t.samples += 1
         t.cpu_seconds = (now.cpu_ns - first.cpu_ns) / 1e9
         t.peak_memory_bytes = max(t.peak_memory_bytes, now.memory_bytes)
+        t.task_read_bytes = now.task_read_bytes - first.task_read_bytes
+        t.task_write_bytes = now.task_write_bytes - first.task_write_bytes
         base = first.io
         t.read_bytes = sum(
             c.read_bytes - (base[d].read_bytes if d in base else 0) for d, c in now.io.items()

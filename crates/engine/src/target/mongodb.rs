@@ -57,7 +57,6 @@ fn open(props: &Properties) -> Result<Box<dyn TargetDriver>, TargetError> {
         .map_err(|e| failed(NAME, &format!("ping {url}"), e))?;
     Ok(Box::new(MongoDriver {
         database,
-        client,
         description: serde_json::json!({
             "url": url, "database": database_name, "max_pool_size": pool,
             "layout": "document per record, _id = key, fields as binary",
@@ -67,7 +66,6 @@ fn open(props: &Properties) -> Result<Box<dyn TargetDriver>, TargetError> {
 
 struct MongoDriver {
     database: Database,
-    client: Client,
     description: serde_json::Value,
 }
 
@@ -78,11 +76,6 @@ impl TargetDriver for MongoDriver {
             collection: None,
             errors: FirstError::default(),
         }))
-    }
-
-    fn close(&self) -> Result<(), TargetError> {
-        self.client.clone().shutdown().run();
-        Ok(())
     }
 
     fn describe(&self) -> serde_json::Value {
