@@ -114,7 +114,7 @@ def test_engine_loads_runs_and_a_second_client_reads_back_every_byte(
 
     def phase(job_name: str, phase: str, threads: int, **props: str):
         job = EngineJob(job_name, phase, binding, "workloada", threads, {**COMMON, **props})
-        return run_client(cell_runtime, engine_image, workdir, job, timeout_s=300)
+        return run_client(cell_runtime, engine_image, workdir, job, timeout_s=150)
 
     load = phase("load", "load", 4)
     assert load.status == "ok", load.error
