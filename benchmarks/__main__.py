@@ -15,7 +15,7 @@ from types import ModuleType
 
 from rich.console import Console
 
-from benchmarks import adaptive, embedded, fileio, ycsb_null
+from benchmarks import adaptive, containers, embedded, fileio, ycsb_null
 from benchmarks.context import BenchContext, cache_dir
 from benchmarks.errors import BenchmarkSkipped, SetupError
 from benchmarks.report import Report
@@ -23,7 +23,9 @@ from benchmarks.results import write_report
 from benchmarks.table import print_report
 
 # Each module has NAME, TITLE, PEER and run(ctx) -> Report; they run in this order.
-REGISTRY: dict[str, ModuleType] = {m.NAME: m for m in (ycsb_null, embedded, fileio, adaptive)}
+REGISTRY: dict[str, ModuleType] = {
+    m.NAME: m for m in (ycsb_null, embedded, fileio, adaptive, containers)
+}
 QUICK_SCALE = 0.05
 
 

@@ -61,7 +61,10 @@ def test_unknown_nested_key_names_its_path(tmp_path, workload_file):
 
 def test_unknown_target_lists_the_known_ones(tmp_path, workload_file):
     [problem] = problems(spec_text(targets="[lsm, lsmm]"), tmp_path)
-    assert problem == "targets[1]: 'lsmm' is not a known target; allowed: null, lsm, btree"
+    assert problem == (
+        "targets[1]: 'lsmm' is not a known target; "
+        "allowed: null, lsm, btree, mysql, postgres, redis, mongodb, cassandra"
+    )
 
 
 def test_unknown_workload_lists_the_packaged_ones(tmp_path):

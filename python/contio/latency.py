@@ -20,7 +20,7 @@ from contio.engine_result import EngineResult
 
 MERGED = "merged-histograms"
 # Timed by the engine as YCSB does, but not operations of the workload.
-HOUSEKEEPING = frozenset({"INIT", "CLEANUP"})
+HOUSEKEEPING = frozenset({"INIT", "CLEANUP", "VERIFY"})
 UPPER_BOUND = "max-over-operation-types"
 
 # Wide enough for any latency the engine records (it tracks up to 60 s in µs).

@@ -92,7 +92,7 @@ impl ResultDocument {
             target_ops_per_sec: facts.target_ops_per_sec,
             status: facts.status.to_string(),
             error: facts.error,
-            started_at: humantime::format_rfc3339_seconds(facts.started_at).to_string(),
+            started_at: humantime::format_rfc3339_millis(facts.started_at).to_string(),
             runtime_ms: facts.runtime_ms,
             operations: m.operations,
             throughput_ops_per_sec: if seconds > 0.0 {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::cli::{PhaseArgs, PropertySource};
-use crate::client::{run_phase, ClientConfig, PhaseStatus, StopFlag};
+use crate::client::{run_phase, ClientConfig, PhaseStatus, StartBarrier, StopFlag};
 use crate::error::{EngineError, PropertyError, TargetError};
 use crate::measure::{text, Measurements};
 use crate::properties::{closest, Properties};
@@ -114,6 +114,7 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
     }
     let core = CoreConfig::from_properties(&props)?;
     let client = ClientConfig::from_properties(&props, args.show_status)?;
+    let barrier = StartBarrier::from_properties(&props)?;
     let workload = CoreWorkload::new(core.clone(), args.phase)?;
     check_output(args.json.as_deref())?;
     let stop = StopFlag::on_signals().map_err(|e| TargetError::Failed {
@@ -126,7 +127,13 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
         crate::result::ENGINE_VERSION
     );
     eprintln!("Command line: {}", args.command_line);
-    let driver = match (info.open)(&props) {
+    // The start barrier is passed once the target is open (connections made), so
+    // clients of several containers start their phase clocks together.
+    let opened = (info.open)(&props).and_then(|driver| match &barrier {
+        Some(b) => b.arrive_and_wait(&stop).map(|()| driver),
+        None => Ok(driver),
+    });
+    let driver = match opened {
         Ok(driver) => driver,
         // A target's own property errors are bad input: nothing ran.
         Err(TargetError::Property(e)) => return Err(e.into()),

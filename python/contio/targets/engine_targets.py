@@ -31,6 +31,12 @@ TARGETS: dict[str, EngineTarget] = {
         EngineTarget("null", None, "does nothing; measures the client itself"),
         EngineTarget("lsm", "lsm.dir", "embedded log-structured engine, many small files"),
         EngineTarget("btree", "btree.dir", "embedded B-tree engine, one large file"),
+        # Database bindings: the data lives with the server (contio.targets), not the engine.
+        EngineTarget("mysql", None, "MySQL / MariaDB server (YCSB JDBC layout)"),
+        EngineTarget("postgres", None, "PostgreSQL server (YCSB JDBC layout)"),
+        EngineTarget("redis", None, "Redis server (hash per key, sorted-set scan index)"),
+        EngineTarget("mongodb", None, "MongoDB-wire server such as FerretDB (_id-keyed documents)"),
+        EngineTarget("cassandra", None, "Cassandra CQL server (ycsb.usertable)"),
     )
 }
 

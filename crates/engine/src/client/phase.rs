@@ -170,7 +170,7 @@ fn judge(
         m.returns
             .iter()
             .enumerate()
-            .filter(|(op, _)| *op != Operation::Cleanup.index())
+            .filter(|(op, _)| *op != Operation::Cleanup.index() && *op != Operation::Verify.index())
             .any(|(_, counts)| {
                 crate::target::Status::ALL
                     .iter()

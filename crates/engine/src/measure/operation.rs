@@ -20,11 +20,13 @@ pub enum Operation {
     Close,
     /// A client thread's `Session::cleanup` (YCSB reports it as `[CLEANUP]`).
     Cleanup,
+    /// Checking a read's values under `dataintegrity` (YCSB's `[VERIFY]`).
+    Verify,
 }
 
 impl Operation {
     /// Every operation, in report order.
-    pub const ALL: [Operation; 11] = [
+    pub const ALL: [Operation; 12] = [
         Operation::Read,
         Operation::Update,
         Operation::Insert,
@@ -36,6 +38,7 @@ impl Operation {
         Operation::Open,
         Operation::Close,
         Operation::Cleanup,
+        Operation::Verify,
     ];
 
     /// The number of operation types (array sizes).
@@ -55,6 +58,7 @@ impl Operation {
             Operation::Open => "OPEN",
             Operation::Close => "CLOSE",
             Operation::Cleanup => "CLEANUP",
+            Operation::Verify => "VERIFY",
         }
     }
 

@@ -12,10 +12,17 @@ use crate::error::TargetError;
 use crate::properties::Properties;
 
 pub mod btree;
+pub mod cassandra;
 mod embedded;
+pub mod endpoint;
 pub mod lsm;
+pub mod mongodb;
+pub mod mysql;
 pub mod null;
+pub mod postgres;
+pub mod redis;
 pub mod row;
+pub mod sql;
 
 /// The outcome of one operation, with YCSB's names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -155,7 +162,16 @@ pub struct TargetInfo {
 
 /// Every target this build knows, by name.
 pub fn registry() -> Vec<TargetInfo> {
-    vec![null::info(), lsm::info(), btree::info()]
+    vec![
+        null::info(),
+        lsm::info(),
+        btree::info(),
+        mysql::info(),
+        postgres::info(),
+        redis::info(),
+        mongodb::info(),
+        cassandra::info(),
+    ]
 }
 
 /// Looks up a target by name; the error lists the known names.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rand::Rng as _;
 
-use super::fields::{field_names, fill_printable, LengthGenerator};
+use super::fields::{field_names, fill_deterministic, fill_printable, LengthGenerator};
 use super::key_chooser::{KeyChooser, KeyLimit};
 use super::keys::KeyNamer;
 use super::operation_chooser::{CoreOperation, OperationChooser};
@@ -15,7 +15,7 @@ use crate::client::MeasuredSession;
 use crate::error::PropertyError;
 use crate::generator::{thread_rng, AcknowledgedCounter, Counter, Rng, Uniform};
 use crate::measure::Operation;
-use crate::target::Record;
+use crate::target::{Record, Status};
 
 /// The phase a workload runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +125,7 @@ impl CoreWorkload {
             one_value: record(&self.field_names[..1]),
             read_out: Record::default(),
             scan_out: Vec::new(),
+            verify_buf: Vec::new(),
         }
     }
 }
@@ -142,6 +143,8 @@ pub struct ThreadWorkload<'a> {
     one_value: Record,
     read_out: Record,
     scan_out: Vec<(String, Record)>,
+    /// The expected value under `dataintegrity`, reused.
+    verify_buf: Vec<u8>,
 }
 
 impl ThreadWorkload<'_> {
@@ -206,7 +209,37 @@ impl ThreadWorkload<'_> {
         let shared = self.shared;
         self.choose_key();
         let fields = self.read_fields().map(|r| &shared.field_names[r]);
-        db.read(&shared.config.table, &self.key, fields, &mut self.read_out);
+        let status = db.read(&shared.config.table, &self.key, fields, &mut self.read_out);
+        if shared.config.data_integrity && status.is_ok() {
+            self.verify(db, fields.map_or(shared.field_names.len(), <[String]>::len));
+        }
+    }
+
+    /// `dataintegrity`: checks the record just read against the values its key implies,
+    /// timed as VERIFY: OK, UNEXPECTED_STATE when a value differs or a field is
+    /// missing, ERROR when the record came back empty.
+    fn verify(&mut self, db: &mut MeasuredSession, expected_fields: usize) {
+        let start = db.clock().now();
+        let len = self.shared.config.field_length as usize;
+        let status = if self.read_out.fields.is_empty() {
+            Status::Error
+        } else if self.read_out.fields.len() != expected_fields {
+            Status::UnexpectedState
+        } else {
+            let mut expected = std::mem::take(&mut self.verify_buf);
+            let all_match = self.read_out.fields.iter().all(|(field, value)| {
+                fill_deterministic(&self.key, field, &mut expected, len);
+                *value == expected
+            });
+            self.verify_buf = expected;
+            if all_match {
+                Status::Ok
+            } else {
+                Status::UnexpectedState
+            }
+        };
+        let end = db.clock().now();
+        db.record(Operation::Verify, status, start, end);
     }
 
     fn update(&mut self, db: &mut MeasuredSession) {
@@ -269,6 +302,9 @@ impl ThreadWorkload<'_> {
         let end = db.clock().now();
         let status = if !read.is_ok() { read } else { update };
         db.record(Operation::ReadModifyWrite, status, start, end);
+        if shared.config.data_integrity && read.is_ok() {
+            self.verify(db, fields.map_or(shared.field_names.len(), <[String]>::len));
+        }
     }
 
     /// Fills the values of an update: all fields or one random field (`writeallfields`).
@@ -280,10 +316,16 @@ impl ThreadWorkload<'_> {
         }
     }
 
+    /// Fills every field's value for the current key (`self.key` is set first).
     fn fill_all_values(&mut self) {
-        for (_, value) in self.all_values.fields.iter_mut() {
+        let deterministic = self.shared.config.data_integrity;
+        for (name, value) in self.all_values.fields.iter_mut() {
             let len = self.field_length.next(&mut self.rng) as usize;
-            fill_printable(&mut self.rng, value, len);
+            if deterministic {
+                fill_deterministic(&self.key, name, value, len);
+            } else {
+                fill_printable(&mut self.rng, value, len);
+            }
         }
     }
 
@@ -294,7 +336,11 @@ impl ThreadWorkload<'_> {
         if let Some((name, value)) = self.one_value.fields.first_mut() {
             name.clear();
             name.push_str(&names[i]);
-            fill_printable(&mut self.rng, value, len);
+            if self.shared.config.data_integrity {
+                fill_deterministic(&self.key, name, value, len);
+            } else {
+                fill_printable(&mut self.rng, value, len);
+            }
         }
     }
 

@@ -64,6 +64,8 @@ pub struct CoreConfig {
     pub exponential_frac: f64,
     pub insertion_retry_limit: u32,
     pub insertion_retry_interval: Duration,
+    /// `dataintegrity`: values are a function of key and field, and reads verify them.
+    pub data_integrity: bool,
 }
 
 /// Longest `zeropadding` accepted (keys are built in a reused buffer).
@@ -181,6 +183,16 @@ impl CoreConfig {
                 "an integer <= fieldlength",
             ));
         }
+        let data_integrity = p.bool_or("dataintegrity", false)?;
+        if data_integrity && field_length_distribution != LengthDistribution::Constant {
+            // A verifier recomputes each value from key and field alone, so the length
+            // cannot be drawn at random (YCSB refuses the same combination).
+            return Err(bad(
+                "fieldlengthdistribution",
+                p.get("fieldlengthdistribution").unwrap_or_default(),
+                "constant when dataintegrity is true",
+            ));
+        }
         let min_scan_length = at_least(p, "minscanlength", 1, 1)?;
         let max_scan_length = between(p, "maxscanlength", 1000, 1, MAX_SCAN_LENGTH)?;
         if min_scan_length > max_scan_length {
@@ -263,6 +275,7 @@ impl CoreConfig {
                 "a non-negative integer",
             )?,
             insertion_retry_interval: Duration::from_secs(retry_seconds),
+            data_integrity,
         })
     }
 
@@ -316,13 +329,6 @@ fn check_fixed_values(p: &Properties) -> Result<(), PropertyError> {
         }
     }
     p.choice_or("measurementtype", "hdrhistogram", &["hdrhistogram"])?;
-    if p.bool_or("dataintegrity", false)? {
-        return Err(bad(
-            "dataintegrity",
-            "true",
-            "false (data integrity checks are not implemented)",
-        ));
-    }
     Ok(())
 }
 

@@ -44,6 +44,9 @@ pub const USED: &[&str] = &[
     "hdrhistogram.percentiles",
     "workload",
     "dataintegrity",
+    "startbarrier.ready",
+    "startbarrier.go",
+    "startbarrier.timeout",
 ];
 
 /// Properties YCSB knows that have no effect in contio (accepted with a warning).

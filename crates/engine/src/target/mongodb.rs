@@ -1,0 +1,232 @@
+//! `mongodb`: MongoDB and wire-compatible servers (FerretDB) through the official
+//! `mongodb` crate's synchronous API (no TLS, no DNS SRV lookups), with the layout of
+//! YCSB's MongoDB binding: one document per record keyed by `_id`, each field a binary
+//! value, in collection `usertable` of the URL's database (default `ycsb`).
+//!
+//! One client per phase; its connection pool is capped at `threadcount`
+//! (`maxPoolSize`), which the client threads share.
+
+use mongodb::bson::spec::BinarySubtype;
+use mongodb::bson::{doc, Binary, Bson, Document};
+use mongodb::options::ClientOptions;
+use mongodb::sync::{Client, Collection, Database};
+
+use super::endpoint::{failed, thread_count, FirstError};
+use super::{Record, Session, Status, TargetDriver, TargetInfo};
+use crate::error::{PropertyError, TargetError};
+use crate::properties::Properties;
+
+const NAME: &str = "mongodb";
+const DEFAULT_URL: &str = "mongodb://localhost:27017/ycsb?w=1";
+
+/// Registry entry for `mongodb`.
+pub fn info() -> TargetInfo {
+    TargetInfo {
+        name: NAME,
+        summary: "MongoDB / FerretDB (YCSB layout: a document per record keyed by _id)",
+        properties: &["mongodb.url"],
+        open,
+    }
+}
+
+fn open(props: &Properties) -> Result<Box<dyn TargetDriver>, TargetError> {
+    let url = props
+        .get("mongodb.url")
+        .map(str::trim)
+        .unwrap_or(DEFAULT_URL);
+    let mut options = ClientOptions::parse(url)
+        .run()
+        .map_err(|e| PropertyError::BadValue {
+            key: "mongodb.url".into(),
+            value: url.into(),
+            expected: format!("a mongodb:// connection string ({e})"),
+        })?;
+    let pool = thread_count(props)?;
+    options.max_pool_size = Some(u32::try_from(pool).unwrap_or(u32::MAX));
+    options.app_name = Some("contio-engine".into());
+    let database_name = options
+        .default_database
+        .clone()
+        .unwrap_or_else(|| "ycsb".into());
+    let client = Client::with_options(options).map_err(|e| failed(NAME, "client", e))?;
+    let database = client.database(&database_name);
+    // One ping now, so a wrong address fails before any thread starts.
+    database
+        .run_command(doc! {"ping": 1})
+        .run()
+        .map_err(|e| failed(NAME, &format!("ping {url}"), e))?;
+    Ok(Box::new(MongoDriver {
+        database,
+        description: serde_json::json!({
+            "url": url, "database": database_name, "max_pool_size": pool,
+            "layout": "document per record, _id = key, fields as binary",
+        }),
+    }))
+}
+
+struct MongoDriver {
+    database: Database,
+    description: serde_json::Value,
+}
+
+impl TargetDriver for MongoDriver {
+    fn session(&self) -> Result<Box<dyn Session>, TargetError> {
+        Ok(Box::new(MongoSession {
+            database: self.database.clone(),
+            collection: None,
+            errors: FirstError::default(),
+        }))
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        self.description.clone()
+    }
+}
+
+struct MongoSession {
+    database: Database,
+    /// The collection last used, kept so each call does not build a handle.
+    collection: Option<(String, Collection<Document>)>,
+    errors: FirstError,
+}
+
+impl MongoSession {
+    fn collection(&mut self, table: &str) -> Collection<Document> {
+        match &self.collection {
+            Some((name, c)) if name == table => c.clone(),
+            _ => {
+                let c = self.database.collection::<Document>(table);
+                self.collection = Some((table.to_string(), c.clone()));
+                c
+            }
+        }
+    }
+
+    fn fail(&mut self, op: &str, err: mongodb::error::Error) -> Status {
+        self.errors.report(NAME, op, err);
+        Status::Error
+    }
+}
+
+fn projection(fields: Option<&[String]>) -> Option<Document> {
+    fields.map(|names| names.iter().map(|n| (n.clone(), Bson::Int32(1))).collect())
+}
+
+fn binary(value: &[u8]) -> Bson {
+    Bson::Binary(Binary {
+        subtype: BinarySubtype::Generic,
+        bytes: value.to_vec(),
+    })
+}
+
+/// Copies a document's fields (not `_id`) into `out`; returns the `_id` as a string.
+fn document_into(document: Document, out: &mut Record) -> String {
+    let mut key = String::new();
+    for (name, value) in document {
+        match (name.as_str(), value) {
+            ("_id", Bson::String(s)) => key = s,
+            ("_id", _) => {}
+            (_, Bson::Binary(b)) => out.fields.push((name, b.bytes)),
+            (_, Bson::String(s)) => out.fields.push((name, s.into_bytes())),
+            (_, other) => out.fields.push((name, other.to_string().into_bytes())),
+        }
+    }
+    key
+}
+
+impl Session for MongoSession {
+    fn read(
+        &mut self,
+        table: &str,
+        key: &str,
+        fields: Option<&[String]>,
+        out: &mut Record,
+    ) -> Status {
+        out.fields.clear();
+        let collection = self.collection(table);
+        let mut action = collection.find_one(doc! {"_id": key});
+        if let Some(p) = projection(fields) {
+            action = action.projection(p);
+        }
+        let result = action.run();
+        match result {
+            Ok(Some(document)) => {
+                document_into(document, out);
+                Status::Ok
+            }
+            Ok(None) => Status::NotFound,
+            Err(e) => self.fail("read", e),
+        }
+    }
+
+    fn scan(
+        &mut self,
+        table: &str,
+        start_key: &str,
+        count: usize,
+        fields: Option<&[String]>,
+        out: &mut Vec<(String, Record)>,
+    ) -> Status {
+        out.clear();
+        let collection = self.collection(table);
+        let mut action = collection
+            .find(doc! {"_id": {"$gte": start_key}})
+            .sort(doc! {"_id": 1})
+            .limit(i64::try_from(count).unwrap_or(i64::MAX));
+        if let Some(p) = projection(fields) {
+            action = action.projection(p);
+        }
+        let cursor = action.run();
+        let cursor = match cursor {
+            Ok(c) => c,
+            Err(e) => return self.fail("scan", e),
+        };
+        for document in cursor {
+            match document {
+                Ok(d) => {
+                    let mut record = Record::default();
+                    let key = document_into(d, &mut record);
+                    out.push((key, record));
+                }
+                Err(e) => return self.fail("scan", e),
+            }
+        }
+        Status::Ok
+    }
+
+    fn update(&mut self, table: &str, key: &str, values: &Record) -> Status {
+        let set: Document = values
+            .fields
+            .iter()
+            .map(|(n, v)| (n.clone(), binary(v)))
+            .collect();
+        let result = self
+            .collection(table)
+            .update_one(doc! {"_id": key}, doc! {"$set": set})
+            .run();
+        match result {
+            Ok(r) if r.matched_count == 1 => Status::Ok,
+            Ok(_) => Status::NotFound,
+            Err(e) => self.fail("update", e),
+        }
+    }
+
+    fn insert(&mut self, table: &str, key: &str, values: &Record) -> Status {
+        let mut document = doc! {"_id": key};
+        for (name, value) in &values.fields {
+            document.insert(name.clone(), binary(value));
+        }
+        match self.collection(table).insert_one(document).run() {
+            Ok(_) => Status::Ok,
+            Err(e) => self.fail("insert", e),
+        }
+    }
+
+    fn delete(&mut self, table: &str, key: &str) -> Status {
+        match self.collection(table).delete_one(doc! {"_id": key}).run() {
+            Ok(r) if r.deleted_count == 1 => Status::Ok,
+            Ok(_) => Status::NotFound,
+            Err(e) => self.fail("delete", e),
+        }
+    }
+}

@@ -1,0 +1,58 @@
+"""Fixtures of the tests that run the engine as a client container next to real
+databases (tests/targets/test_engine_bindings.py, tests/cell/); imported by their
+conftest files."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import docker
+import pytest
+
+from contio.images.build import build
+from contio.runtime import labels
+from contio.runtime.docker import DockerRuntime
+from contio.runtime.docker_engine import ensure_engine
+
+
+@pytest.fixture(scope="session")
+def docker_client() -> Iterator[docker.DockerClient]:
+    client = ensure_engine()
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def engine_image(docker_client: docker.DockerClient) -> Iterator[str]:
+    """The id of `contio/engine` built from this tree (reused while its recipe is unchanged).
+
+    Containers are started by id and the image gets a second tag for the session, so a
+    build from another tree that moves `contio/engine:latest` meanwhile neither changes
+    nor removes (an image with two tags is not removed by id) what these tests run.
+    """
+    (engine,) = [r for r in build(docker_client, ["engine"]) if r.name == "engine"]
+    session_tag = f"test-{uuid.uuid4().hex[:10]}"
+    docker_client.images.get(engine.image_id).tag("contio/engine", session_tag)
+    yield engine.image_id
+    docker_client.images.remove(f"contio/engine:{session_tag}", noprune=True)
+
+
+def database_image(docker_client: docker.DockerClient, recipe: str) -> None:
+    """Build (or reuse) a database image."""
+    build(docker_client, [recipe])
+
+
+@pytest.fixture
+def cell_runtime(docker_client: docker.DockerClient) -> Iterator[DockerRuntime]:
+    """A runtime for one test; afterwards nothing labelled with its experiment is left."""
+    runtime = DockerRuntime(experiment=f"test-{uuid.uuid4().hex[:10]}")
+    runtime.prepare()
+    try:
+        yield runtime
+    finally:
+        runtime.close()
+    selector = {"label": f"{labels.EXPERIMENT}={runtime.experiment}"}
+    assert not docker_client.containers.list(all=True, filters=selector)
+    assert not docker_client.volumes.list(filters=selector)
+    assert not docker_client.networks.list(filters=selector)
