@@ -65,6 +65,8 @@ class EngineResult(_Document):
     operations_by_type: dict[str, OperationStats] = {}
     intended_by_type: dict[str, OperationStats] | None = None
     timeseries: list[dict[str, Any]] = []
+    io: dict[str, Any] | None = None
+    """File workloads (`kind` sysbench/fio): bytes, rates, files, regions, verification."""
 
     @property
     def failed_operations(self) -> int:

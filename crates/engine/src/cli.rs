@@ -1,6 +1,7 @@
 //! The command line, YCSB style:
 //! `load|run TARGET [-P FILE]... [-p KEY=VALUE]... [-threads N] [-target OPS] [-s] [-json PATH]`,
 //! `targets`, `--version`. Flags may also be spelt with two dashes.
+//! `sysbench ...` and `fio ...` hand their arguments to `crate::fileio`.
 
 use std::path::PathBuf;
 
@@ -10,7 +11,8 @@ use crate::workload::Phase;
 /// The usage line shown with every command-line error.
 pub const USAGE: &str =
     "contio-engine load|run TARGET [-P FILE]... [-p KEY=VALUE]... [-threads N] [-target OPS] [-s] \
-                         [-json PATH] | contio-engine targets | contio-engine --version";
+                         [-json PATH] | contio-engine sysbench fileio [OPTIONS] prepare|run|cleanup \
+                         | contio-engine fio JOBFILE | contio-engine targets | contio-engine --version";
 
 /// A property source, in command-line order (later ones win).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +40,10 @@ pub struct PhaseArgs {
 pub enum Command {
     Phase(PhaseArgs),
     Targets,
+    /// `sysbench ARGS...` (file workloads, parsed by `crate::fileio`).
+    Sysbench(Vec<String>),
+    /// `fio ARGS...` (file workloads, parsed by `crate::fileio`).
+    Fio(Vec<String>),
     Version,
     Help,
 }
@@ -58,11 +64,13 @@ pub fn parse(args: &[String]) -> Result<Command, CliError> {
         "load" | "-load" => Phase::Load,
         "run" | "-t" | "-run" => Phase::Run,
         "targets" => return Ok(Command::Targets),
+        "sysbench" => return Ok(Command::Sysbench(args[1..].to_vec())),
+        "fio" => return Ok(Command::Fio(args[1..].to_vec())),
         "--version" | "-version" | "version" => return Ok(Command::Version),
         "--help" | "-h" | "-help" | "help" => return Ok(Command::Help),
         other => {
             return Err(usage_error(format!(
-                "unknown command '{other}'; expected load, run, targets or --version"
+                "unknown command '{other}'; expected load, run, sysbench, fio, targets or --version"
             )))
         }
     };

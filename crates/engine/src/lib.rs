@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod client;
 pub mod error;
+pub mod fileio;
 pub mod generator;
 pub mod measure;
 pub mod properties;

@@ -22,6 +22,8 @@ fn main() {
             println!("usage: {USAGE}");
             0
         }
+        Ok(Command::Sysbench(args)) => contio_engine::fileio::sysbench_main(&args),
+        Ok(Command::Fio(args)) => contio_engine::fileio::fio_main(&args),
         Ok(Command::Targets) => {
             print!("{}", ycsb::list_targets());
             0

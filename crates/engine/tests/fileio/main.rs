@@ -1,0 +1,53 @@
+//! The file workloads (`contio-engine sysbench` / `fio`) against real files on
+//! XFS over a loop device and on tmpfs: operation mixes and byte counts,
+//! verification, N-to-1 layouts, errors, interrupts, and the outputs.
+
+mod errors;
+mod fio_jobs;
+mod mounts;
+mod sysbench_fileio;
+mod verify;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub const ENGINE: &str = env!("CARGO_BIN_EXE_contio-engine");
+
+/// Runs the engine with `args`.
+pub fn engine(args: &[&str]) -> Output {
+    Command::new(ENGINE)
+        .args(args)
+        .output()
+        .expect("engine runs")
+}
+
+/// Runs the engine, expects exit 0, returns stdout.
+pub fn engine_ok(args: &[&str]) -> String {
+    let out = engine(args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}\nstdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// stderr as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The JSON document at `path`.
+pub fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Successful calls of `op` in a document.
+pub fn count(doc: &Value, op: &str) -> u64 {
+    doc["operations_by_type"][op]["count"].as_u64().unwrap_or(0)
+}

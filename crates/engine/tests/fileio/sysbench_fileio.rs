@@ -1,0 +1,197 @@
+//! `contio-engine sysbench fileio`: prepare, every test mode in every io mode,
+//! direct I/O, time limits, fsync rules, the text output, and cleanup.
+
+use crate::mounts::{both, Mounted};
+use crate::{count, engine, engine_ok, read_json, stderr};
+
+const BLOCK: u64 = 16384;
+const FILES: u64 = 4;
+const TOTAL: u64 = 8 << 20;
+
+fn common(fs: &Mounted) -> Vec<String> {
+    vec![
+        "sysbench".into(),
+        "fileio".into(),
+        format!("--file-num={FILES}"),
+        "--file-total-size=8M".into(),
+        "--file-block-size=16K".into(),
+        format!("--file-dir={}", fs.path().display()),
+    ]
+}
+
+fn args<'a>(common: &'a [String], extra: &'a [&'a str]) -> Vec<&'a str> {
+    common
+        .iter()
+        .map(String::as_str)
+        .chain(extra.iter().copied())
+        .collect()
+}
+
+/// Expected (reads, writes, fsyncs) of `events` events of a mode with 4 files
+/// and sysbench's default fsync-freq 100: each cycle is 100 requests + 4 fsyncs.
+fn expected(mode: &str, events: u64) -> (u64, u64, u64) {
+    let writes = mode != "seqrd" && mode != "rndrd";
+    let (rw, syncs) = if writes {
+        let cycles = events / (100 + FILES);
+        let rest = events % (100 + FILES);
+        (
+            cycles * 100 + rest.min(100),
+            cycles * FILES + rest.saturating_sub(100),
+        )
+    } else {
+        (events, 0)
+    };
+    match mode {
+        "seqrd" | "rndrd" => (rw, 0, syncs),
+        "rndrw" => {
+            let reads = (rw as f64 * 0.6).floor() as u64;
+            (reads, rw - reads, syncs)
+        }
+        _ => (0, rw, syncs),
+    }
+}
+
+fn prepare(fs: &Mounted, common: &[String]) {
+    let json = fs.join("prepare.json");
+    let out = engine_ok(&args(common, &["prepare", "-json", json.to_str().unwrap()]));
+    assert!(out.contains("Creating file test_file.3"), "{out}");
+    let doc = read_json(&json);
+    assert_eq!(doc["kind"], "sysbench");
+    assert_eq!(doc["phase"], "prepare");
+    assert_eq!(count(&doc, "WRITE"), TOTAL / BLOCK);
+    assert_eq!(doc["io"]["bytes_written"], TOTAL);
+    for i in 0..FILES {
+        let len = std::fs::metadata(fs.join(&format!("test_file.{i}")))
+            .unwrap()
+            .len();
+        assert_eq!(len, TOTAL / FILES);
+    }
+}
+
+#[test]
+fn every_mode_and_io_mode_does_the_configured_operations() {
+    for fs in both("sysbench-modes") {
+        let common = common(&fs);
+        prepare(&fs, &common);
+        let json = fs.join("run.json");
+        for io_mode in ["sync", "async", "mmap"] {
+            for mode in ["seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"] {
+                let io = format!("--file-io-mode={io_mode}");
+                let test = format!("--file-test-mode={mode}");
+                let extra = [
+                    io.as_str(),
+                    test.as_str(),
+                    "--threads=2",
+                    "--events=520",
+                    "--time=0",
+                    "--file-async-backlog=8",
+                    "run",
+                    "-json",
+                    json.to_str().unwrap(),
+                ];
+                engine_ok(&args(&common, &extra));
+                let doc = read_json(&json);
+                let what = format!("{} {io_mode} {mode}", fs.kind);
+                let (reads, writes, syncs) = expected(mode, 520);
+                assert_eq!(doc["status"], "ok", "{what}");
+                assert_eq!(doc["operations"], 520, "{what}");
+                assert_eq!(count(&doc, "READ"), reads, "{what}");
+                assert_eq!(count(&doc, "WRITE"), writes, "{what}");
+                assert_eq!(count(&doc, "FSYNC"), syncs, "{what}");
+                assert_eq!(doc["io"]["bytes_read"], reads * BLOCK, "{what}");
+                assert_eq!(doc["io"]["bytes_written"], writes * BLOCK, "{what}");
+                assert_eq!(doc["threads"], 2, "{what}");
+            }
+        }
+        let json_path = json.to_str().unwrap().to_string();
+        let direct = engine(&args(
+            &common,
+            &[
+                "--file-extra-flags=direct",
+                "--file-test-mode=rndrw",
+                "--file-io-mode=async",
+                "--events=208",
+                "--time=0",
+                "run",
+                "-json",
+                &json_path,
+            ],
+        ));
+        if fs.kind == "xfs" || direct.status.code() == Some(0) {
+            assert_eq!(direct.status.code(), Some(0), "{}", stderr(&direct));
+            let doc = read_json(&json);
+            assert_eq!(doc["io"]["direct"], true);
+            assert_eq!(count(&doc, "READ") + count(&doc, "WRITE"), 200);
+        } else {
+            assert_eq!(direct.status.code(), Some(2), "{}", stderr(&direct));
+            assert!(stderr(&direct).contains("O_DIRECT"), "{}", stderr(&direct));
+        }
+        engine_ok(&args(&common, &["cleanup"]));
+        assert!(!fs.join("test_file.0").exists());
+    }
+}
+
+#[test]
+fn time_limit_fsync_rules_and_text_output() {
+    let fs = crate::mounts::tmpfs("sysbench-time", 64);
+    let common = common(&fs);
+    prepare(&fs, &common);
+    let json = fs.join("run.json");
+    let json_path = json.to_str().unwrap().to_string();
+    let text = engine_ok(&args(
+        &common,
+        &[
+            "--file-test-mode=rndrw",
+            "--time=1",
+            "run",
+            "-json",
+            &json_path,
+        ],
+    ));
+    let doc = read_json(&json);
+    assert_eq!(doc["status"], "ok");
+    assert!(doc["runtime_ms"].as_f64().unwrap() >= 1000.0);
+    assert!(!doc["timeseries"].as_array().unwrap().is_empty());
+    let seconds = doc["runtime_ms"].as_f64().unwrap() / 1000.0;
+    for (label, op) in [
+        ("reads/s:", "READ"),
+        ("writes/s:", "WRITE"),
+        ("fsyncs/s:", "FSYNC"),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .unwrap_or_else(|| panic!("no {label} line in\n{text}"));
+        let shown: f64 = line.split_whitespace().last().unwrap().parse().unwrap();
+        let rate = count(&doc, op) as f64 / seconds;
+        assert!((shown - rate).abs() < 0.01, "{label} {shown} vs {rate}");
+    }
+    for label in [
+        "read, MiB/s:",
+        "total number of events:",
+        "95th percentile:",
+        "events (avg/stddev):",
+    ] {
+        assert!(text.contains(label), "no {label} in\n{text}");
+    }
+    engine_ok(&args(
+        &common,
+        &[
+            "--file-test-mode=rndwr",
+            "--file-fsync-all=on",
+            "--file-fsync-mode=fdatasync",
+            "--events=100",
+            "--time=0",
+            "run",
+            "-json",
+            &json_path,
+        ],
+    ));
+    let doc = read_json(&json);
+    assert_eq!(count(&doc, "WRITE"), 100);
+    assert_eq!(count(&doc, "FSYNC"), 100, "one fdatasync after each write");
+    assert_eq!(
+        doc["operations"], 100,
+        "the syncs of fsync-all are not events"
+    );
+}
