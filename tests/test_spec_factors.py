@@ -119,6 +119,8 @@ def test_drop_caches_needs_root(monkeypatch):
 
 
 def test_unknown_workload_kinds_are_named():
-    text = BASE.replace("[workloada, workloadc]", "[{kind: fio, file: x.fio}]")
+    text = BASE.replace("[workloada, workloadc]", "[{kind: iozone, file: x.fio}]")
     [found] = problems(text)
-    assert found == "factors.workload[0]: workload kind 'fio' is not available; allowed: ycsb"
+    assert found == (
+        "factors.workload[0]: workload kind 'iozone' is not available; allowed: ycsb, sysbench, fio"
+    )

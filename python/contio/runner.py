@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,8 +26,10 @@ from contio.engine import engine_version, find_engine, interpret_exit, run_engin
 from contio.errors import BackendUnavailableError, EngineError, EngineUsageError
 from contio.executors import RUNTIMES
 from contio.executors.base import CellExecutor, ContainerPhase
+from contio.file_kinds import EngineCall, FileKindError
 from contio.host import describe_host
 from contio.io_controls import IoController, process_controller
+from contio.io_groups import device_of
 from contio.matrix import Cell, Member, expand
 from contio.page_cache import drop_page_cache
 from contio.phases import LoadedData, needs_load
@@ -147,8 +150,8 @@ class Runner:
     def check_with_engine(self) -> None:
         """Let the engine validate every (target, workload, properties) before anything runs.
 
-        Each distinct member loads one record into a scratch directory that is removed
-        at once; an unknown property, a bad value or a bad workload file makes the
+        Each distinct member loads one record (file kinds: one block) into a scratch
+        directory that is removed at once; an unknown property, a bad value or a bad workload file makes the
         engine exit 2, which surfaces as `EngineUsageError` naming the cell.
         """
         members = {m: c for c in reversed(self.cells) for m in c.members}
@@ -157,16 +160,18 @@ class Runner:
             for n, (member, cell) in enumerate(members.items()):
                 data_dir = scratch / f"data-{n}"
                 data_dir.mkdir()
-                properties = self._properties(member, data_dir, "run")
-                # One record is enough to open the target and exercise the properties.
-                properties.update(recordcount="1", insertstart="0", insertcount="1")
-                json_path = scratch / f"{n}.json"
-                args = KINDS[member.kind].engine_args(
-                    "load", member.target, member.workload.path, properties, 1, json_path
+                call = EngineCall(
+                    member.target,
+                    member.workload,
+                    self._properties(member, data_dir, "run"),
+                    1,
+                    scratch / f"check-{n}.json",
+                    data_dir,
+                    scratch,
                 )
                 try:
-                    run_engine(args, json_path)
-                except EngineUsageError as exc:
+                    run_engine(KINDS[member.kind].check_args(call), call.json_path)
+                except (EngineUsageError, FileKindError) as exc:
                     raise EngineUsageError(f"cell {cell.index} ({cell.label}): {exc}") from None
 
     def _properties(self, member: Member, data_dir: Path | None, phase: str) -> dict[str, str]:
@@ -279,23 +284,26 @@ class Runner:
         for k, (member, data_dir) in enumerate(zip(cell.members, data_dirs), start=1):
             files = folder.phase_files(cell.slug, self._session, repetition, phase, k)
             threads = member.threads if phase == "run" else self.spec.load_thread_count
-            args = KINDS[member.kind].engine_args(
-                phase,
+            call = EngineCall(
                 member.target,
-                member.workload.path,
+                member.workload,
                 self._properties(member, data_dir, phase),
                 threads,
                 files.json,
+                data_dir,
+                files.json.parent,
             )
+            args = KINDS[member.kind].engine_args(phase, call)
             group = None
             if phase == "run" and controls is not None and k <= len(controls.groups):
                 group = controls.groups[k - 1]
+            device = device_of(controls, data_dir) if group is not None else None
             containers.append(
-                ContainerPhase(k, args, files.json, files.stdout, files.stderr, group)
+                ContainerPhase(k, args, files.json, files.stdout, files.stderr, group, device)
             )
-        codes = self._executor(cell.level["runtime"]).run_phase(
-            engine, containers, self.io, progress.status
-        )
+        executor = self._executor(cell.level["runtime"])
+        codes = executor.run_phase(engine, containers, self.io, progress.status)
+        applied = executor.applied
         records, failure = [], None
         for container, member, code in zip(containers, cell.members, codes):
             try:
@@ -319,6 +327,10 @@ class Runner:
                 container=container.container,
                 workload=member.workload.name,
                 raw_json=folder.relative(container.json),
+                phase=phase,  # the runner's name: sysbench calls its load `prepare`
+                io_control=json.dumps(applied[container.container], default=str)
+                if container.container in applied
+                else "",
             )
             index.add_phase(dataclasses.asdict(record))
             folder.append_record(record)
