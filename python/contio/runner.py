@@ -256,7 +256,9 @@ class Runner:
             path = backend.prepare(f"{cell.slug}-c{k}")
             assert path is not None  # every backend hands out directories when given a label
             dirs.append(path)
-        self._loaded = LoadedData(cell.load_key(), cell.level["backend"], dirs, fresh=True)
+        self._loaded = LoadedData(
+            cell.load_key(), cell.level["backend"], dirs, fresh=True, members=list(cell.members)
+        )
         self._phase(engine, folder, index, cell, repetition, "load", dirs, progress)
         return dirs
 
@@ -264,8 +266,28 @@ class Runner:
         if self._loaded is not None:
             loaded, self._loaded = self._loaded, None
             backend = self.pool.get(loaded.backend)
+            self._clean_up(loaded)
             for path in loaded.dirs:
                 backend.release(path)
+
+    def _clean_up(self, loaded: LoadedData) -> None:
+        """The kinds' own cleanup (sysbench `cleanup` removes its files) before release.
+
+        Best effort: the backend removes the directory right after in any case.
+        """
+        with tempfile.TemporaryDirectory(prefix="contio-cleanup-") as tmp:
+            for n, (member, data_dir) in enumerate(zip(loaded.members, loaded.dirs)):
+                json_path = Path(tmp) / f"{n}.json"
+                call = EngineCall(
+                    member.target, member.workload, dict(member.properties), 1, json_path,
+                    data_dir, Path(tmp),
+                )  # fmt: skip
+                args = KINDS[member.kind].engine_args("cleanup", call)
+                if args:
+                    try:
+                        run_engine(args, json_path)
+                    except EngineError:
+                        pass  # the files go with the directory
 
     def _phase(
         self,
