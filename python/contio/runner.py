@@ -27,6 +27,7 @@ from contio.errors import BackendUnavailableError, EngineError, EngineUsageError
 from contio.executors import RUNTIMES
 from contio.executors.base import CellExecutor, ContainerPhase
 from contio.file_kinds import EngineCall, FileKindError
+from contio.gluster.faults import FaultSchedule
 from contio.host import describe_host
 from contio.io_controls import IoController, process_controller
 from contio.io_groups import device_of
@@ -262,6 +263,32 @@ class Runner:
         self._phase(engine, folder, index, cell, repetition, "load", dirs, progress)
         return dirs
 
+    def _faults(self, cell: Cell) -> FaultSchedule | None:
+        """The spec's node-stop events, started now, when the cell's backend is gluster."""
+        if not self.spec.events:
+            return None
+        backend = self.pool.get(cell.level["backend"])
+        cluster, volume = getattr(backend, "cluster", None), getattr(backend, "volume", None)
+        if cluster is None or volume is None:
+            return None  # events play on gluster levels only
+        schedule = FaultSchedule(cluster, volume, list(self.spec.events))
+        schedule.start()
+        return schedule
+
+    def _finish_faults(
+        self, schedule: FaultSchedule, folder: ResultsFolder, cell: Cell, repetition: int
+    ) -> None:
+        """Wait for restarts and heals (an interrupted run still restarts a stopped node);
+        the records go to `raw/<cell>/s<session>-rep<r>/events.json`."""
+        schedule.cancel()  # events not yet begun when the phase ended are skipped
+        try:
+            schedule.join(timeout=max(e.heal_timeout for e in self.spec.events) + 120)
+        finally:
+            folder.write_json(
+                f"raw/{cell.slug}/s{self._session}-rep{repetition}/events.json",
+                [r.as_dict() for r in schedule.records],
+            )
+
     def _release_data(self) -> None:
         if self._loaded is not None:
             loaded, self._loaded = self._loaded, None
@@ -324,7 +351,12 @@ class Runner:
                 ContainerPhase(k, args, files.json, files.stdout, files.stderr, group, device)
             )
         executor = self._executor(cell.level["runtime"])
-        codes = executor.run_phase(engine, containers, self.io, progress.status)
+        faults = self._faults(cell) if phase == "run" else None
+        try:
+            codes = executor.run_phase(engine, containers, self.io, progress.status)
+        finally:
+            if faults is not None:
+                self._finish_faults(faults, folder, cell, repetition)
         applied = executor.applied
         records, failure = [], None
         for container, member, code in zip(containers, cell.members, codes):
