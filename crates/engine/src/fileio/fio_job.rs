@@ -1,18 +1,14 @@
-//! fio job options → a `Plan`. Each job section runs `numjobs` instances at
-//! once, each a stream of its own on its own region: N-to-N (no `filename`:
-//! one file per instance, `DIRECTORY/NAME.INSTANCE.0` as fio names them) or
-//! N-to-1 (a shared `filename`: instance i works on
-//! `[offset + i·offset_increment, + size)`).
+//! fio job options → a `Plan`: each job section resolved (defaults, allowed
+//! values, alignment for direct I/O), then laid out by `fio_layout`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::error::FileIoError;
 use super::fio_ini::JobSection;
-use super::plan::{
-    FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, Region, Stream, SyncCall, VerifyRule,
-};
+use super::fio_layout;
+use super::plan::{FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, SyncCall, VerifyRule};
 use super::size::{parse_bytes, parse_count, parse_duration, parse_switch};
 use crate::properties::closest;
 
@@ -66,28 +62,28 @@ pub struct FioJobs {
 }
 
 /// One section's resolved options.
-struct Job {
-    name: String,
-    pattern: Pattern,
-    mix: Mix,
-    bs: u64,
-    size: Option<u64>,
-    numjobs: usize,
-    depth: usize,
-    engine: IoEngine,
-    direct: bool,
-    fsync: FsyncRule,
-    sync_call: SyncCall,
-    time_based: bool,
-    runtime: Option<Duration>,
-    ramp: Duration,
-    offset: u64,
-    offset_increment: u64,
-    invalidate: bool,
-    seed: Option<u64>,
-    verify: Option<VerifyRule>,
-    filename: Option<PathBuf>,
-    directory: PathBuf,
+pub(crate) struct Job {
+    pub(crate) name: String,
+    pub(crate) pattern: Pattern,
+    pub(crate) mix: Mix,
+    pub(crate) bs: u64,
+    pub(crate) size: Option<u64>,
+    pub(crate) numjobs: usize,
+    pub(crate) depth: usize,
+    pub(crate) engine: IoEngine,
+    pub(crate) direct: bool,
+    pub(crate) fsync: FsyncRule,
+    pub(crate) sync_call: SyncCall,
+    pub(crate) time_based: bool,
+    pub(crate) runtime: Option<Duration>,
+    pub(crate) ramp: Duration,
+    pub(crate) offset: u64,
+    pub(crate) offset_increment: u64,
+    pub(crate) invalidate: bool,
+    pub(crate) seed: Option<u64>,
+    pub(crate) verify: Option<VerifyRule>,
+    pub(crate) filename: Option<PathBuf>,
+    pub(crate) directory: PathBuf,
 }
 
 fn get<'a>(s: &'a JobSection, keys: &[&str]) -> Option<&'a str> {
@@ -331,9 +327,9 @@ pub fn plan(sections: &[JobSection]) -> Result<FioJobs, FileIoError> {
     let mut streams = Vec::new();
     let mut warnings = Vec::new();
     for job in &jobs {
-        add_job_streams(job, &mut files, &mut streams)?;
+        fio_layout::add_job_streams(job, &mut files, &mut streams)?;
     }
-    check_overlaps(&jobs, &streams, &files, &mut warnings)?;
+    fio_layout::check_overlaps(&jobs, &streams, &files, &mut warnings)?;
     let needs_layout = super::files::bytes_to_lay_out(&files) > 0;
     let verify_only = first.verify.is_some_and(|v| v.only);
     let plan = Plan {
@@ -372,129 +368,6 @@ pub fn plan(sections: &[JobSection]) -> Result<FioJobs, FileIoError> {
         needs_layout,
         warnings,
     })
-}
-
-fn add_job_streams(
-    job: &Job,
-    files: &mut Vec<FileSpec>,
-    streams: &mut Vec<Stream>,
-) -> Result<(), FileIoError> {
-    let verify_only = job.verify.is_some_and(|v| v.only);
-    for instance in 0..job.numjobs {
-        let path = match &job.filename {
-            Some(p) => p.clone(),
-            None => job.directory.join(format!("{}.{instance}.0", job.name)),
-        };
-        let offset = job.offset + instance as u64 * job.offset_increment;
-        let size = match job.size {
-            Some(s) => s,
-            None => existing_size(&path)?.saturating_sub(offset),
-        };
-        let length = size / job.bs * job.bs;
-        if length == 0 {
-            return Err(FileIoError::invalid(
-                "size",
-                format!(
-                    "job '{}' has no whole block of {} bytes to work on",
-                    job.name, job.bs
-                ),
-            ));
-        }
-        let end = offset + length;
-        let file = match files.iter().position(|f| f.path == path) {
-            Some(i) => {
-                files[i].size = files[i].size.max(end);
-                i
-            }
-            None => {
-                files.push(FileSpec { path, size: end });
-                files.len() - 1
-            }
-        };
-        let writes = job.mix.read_share < 1.0 && !verify_only;
-        let pattern = match (job.pattern, job.verify.is_some() && writes) {
-            (Pattern::Random, true) => Pattern::Permuted,
-            (p, _) => p,
-        };
-        let blocks = length / job.bs;
-        let requests = if verify_only {
-            Some(blocks)
-        } else if job.time_based {
-            None
-        } else {
-            Some(blocks)
-        };
-        streams.push(Stream {
-            name: job.name.clone(),
-            regions: vec![Region {
-                file,
-                offset,
-                length,
-            }],
-            threads: 1,
-            mix: if verify_only {
-                Mix { read_share: 1.0 }
-            } else {
-                job.mix
-            },
-            pattern: if verify_only {
-                Pattern::Sequential
-            } else {
-                pattern
-            },
-            fsync: job.fsync,
-            requests,
-        });
-    }
-    Ok(())
-}
-
-fn existing_size(path: &Path) -> Result<u64, FileIoError> {
-    std::fs::metadata(path).map(|m| m.len()).map_err(|_| {
-        FileIoError::invalid(
-            "size",
-            format!(
-                "not given, and '{}' does not exist to take it from",
-                path.display()
-            ),
-        )
-    })
-}
-
-/// Regions of one file that overlap are allowed (fio allows them) but warned
-/// about when written, and refused when verifying (the checks would race).
-fn check_overlaps(
-    jobs: &[Job],
-    streams: &[Stream],
-    files: &[FileSpec],
-    warnings: &mut Vec<String>,
-) -> Result<(), FileIoError> {
-    let verify = jobs.iter().any(|j| j.verify.is_some());
-    for (i, a) in streams.iter().enumerate() {
-        for b in &streams[i + 1..] {
-            let (ra, rb) = (a.regions[0], b.regions[0]);
-            let writes = a.mix.read_share < 1.0 || b.mix.read_share < 1.0;
-            if ra.file != rb.file || ra.end() <= rb.offset || rb.end() <= ra.offset || !writes {
-                continue;
-            }
-            let message = format!(
-                "jobs '{}' and '{}' write overlapping regions of {} ({}..{} and {}..{}); set \
-                 offset_increment to at least size for disjoint N-to-1 regions",
-                a.name,
-                b.name,
-                files[ra.file].path.display(),
-                ra.offset,
-                ra.end(),
-                rb.offset,
-                rb.end()
-            );
-            if verify {
-                return Err(FileIoError::invalid("offset_increment", message));
-            }
-            warnings.push(message);
-        }
-    }
-    Ok(())
 }
 
 fn effective(jobs: &[Job], sections: &[JobSection]) -> BTreeMap<String, String> {

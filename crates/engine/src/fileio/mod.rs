@@ -16,6 +16,7 @@ pub mod error;
 pub mod files;
 pub mod fio_ini;
 pub mod fio_job;
+pub mod fio_layout;
 pub mod fio_text;
 pub mod io_calls;
 pub mod io_report;

@@ -89,7 +89,7 @@ pub fn run_queued(shared: &Shared, mut task: ThreadTask, recorder: Recorder) -> 
     let mut free: Vec<usize> = (0..depth).rev().collect();
     let mut pending_syncs: Vec<Request> = Vec::new();
     let sequencer = &shared.sequencers[task.stream];
-    let counter = &shared.counters[task.stream];
+    let counter = &shared.counters[task.stream].0;
     let checks = shared.checks_reads();
     let mut issuing = true;
     let mut in_flight = 0usize;

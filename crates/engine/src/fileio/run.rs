@@ -4,7 +4,7 @@
 //! what was measured in every case.
 
 use std::fs::File;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::channel;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
@@ -20,7 +20,7 @@ use super::plan::{IoEngine, Plan};
 use super::queued_worker::{new_ring, run_queued};
 use super::requests::Sequencer;
 use super::verify_pass::{read_back, VerifyReport};
-use super::worker::{run_blocking, Shared, ThreadTask, ThreadTotals};
+use super::worker::{run_blocking, Shared, StreamCounter, ThreadTask, ThreadTotals};
 use crate::client::StopFlag;
 use crate::measure::{Clock, Collector, Measurements, Recorder};
 
@@ -114,7 +114,11 @@ pub fn execute(
         .iter()
         .map(|s| Sequencer::new(s, plan.block_size))
         .collect();
-    let counters = plan.streams.iter().map(|_| AtomicU64::new(0)).collect();
+    let counters = plan
+        .streams
+        .iter()
+        .map(|_| StreamCounter::default())
+        .collect();
     let shared = Shared {
         files: opened,
         maps,
@@ -215,7 +219,7 @@ fn verification(shared: &Shared, ending: &Ending) -> Option<VerifyReport> {
             .unwrap_or_default();
         // Queued reads complete out of order; report in file order.
         first.sort_by_key(|m| (m.file, m.offset));
-        let checked = shared.counters.iter().map(|c| c.load(Ordering::Relaxed));
+        let checked = shared.counters.iter().map(|c| c.0.load(Ordering::Relaxed));
         let blocks: u64 = checked
             .zip(&shared.sequencers)
             .map(|(n, s)| n.min(s.total_blocks()))
@@ -234,7 +238,7 @@ fn verification(shared: &Shared, ending: &Ending) -> Option<VerifyReport> {
     let issued: Vec<u64> = shared
         .counters
         .iter()
-        .map(|c| c.load(Ordering::Relaxed))
+        .map(|c| c.0.load(Ordering::Relaxed))
         .collect();
     Some(read_back(shared, &issued))
 }

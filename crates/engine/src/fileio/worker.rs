@@ -35,7 +35,7 @@ pub struct Shared {
     pub maps: Vec<MmapRaw>,
     pub sequencers: Vec<Sequencer>,
     /// The next request number of each stream.
-    pub counters: Vec<AtomicU64>,
+    pub counters: Vec<StreamCounter>,
     pub stop: StopFlag,
     /// The first error that stopped the run.
     pub failure: Mutex<Option<String>>,
@@ -46,6 +46,13 @@ pub struct Shared {
     pub origin: Tick,
     pub deadline: Option<Tick>,
 }
+
+/// A stream's request counter on a cache line of its own: the counters of
+/// streams on different cores would otherwise share a line and bounce it
+/// between them on every request.
+#[repr(align(128))]
+#[derive(Debug, Default)]
+pub struct StreamCounter(pub AtomicU64);
 
 /// Mismatches kept in full; beyond this only counted.
 pub const MISMATCHES_KEPT: usize = 1000;
@@ -217,7 +224,7 @@ pub fn run_blocking(shared: &Shared, mut task: ThreadTask, recorder: Recorder) -
     let mut buf = AlignedBuf::new(shared.plan.block_size as usize);
     buf.fill_random(rand::RngCore::next_u64(&mut task.rng));
     let sequencer = &shared.sequencers[task.stream];
-    let counter = &shared.counters[task.stream];
+    let counter = &shared.counters[task.stream].0;
     let checks = shared.checks_reads();
     while !shared.stop.is_set() {
         let n = counter.fetch_add(1, Ordering::Relaxed);

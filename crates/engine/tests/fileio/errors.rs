@@ -110,10 +110,11 @@ fn a_disk_filling_mid_run_stops_cleanly_with_what_was_measured() {
         .unwrap();
     let job = fs.join("job.fio");
     // The document goes elsewhere: the full file system could not hold it.
-    let out_dir =
-        std::env::temp_dir().join(format!("contio-fileio-{}-enospc-json", std::process::id()));
-    std::fs::create_dir_all(&out_dir).unwrap();
-    let json = out_dir.join("run.json");
+    let out_dir = OutDir(
+        std::env::temp_dir().join(format!("contio-fileio-{}-enospc-json", std::process::id())),
+    );
+    std::fs::create_dir_all(&out_dir.0).unwrap();
+    let json = out_dir.0.join("run.json");
     std::fs::write(
         &job,
         format!(
@@ -145,7 +146,15 @@ fn a_disk_filling_mid_run_stops_cleanly_with_what_was_measured() {
             .unwrap()
             >= 1
     );
-    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+/// A directory outside the test's file system, removed even when the test fails.
+struct OutDir(std::path::PathBuf);
+
+impl Drop for OutDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 #[test]
