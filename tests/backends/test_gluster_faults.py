@@ -25,6 +25,7 @@ SPEC = {
         "replicated": {"type": "gluster", "volume_type": "replicated", "replica": 3},
     },
     "factors": {
+        "backend": ["dispersed", "replicated"],
         "workload": [
             {
                 "kind": "fio",
@@ -55,7 +56,8 @@ def node_stop_run(gluster_cluster, tmp_path_factory, host_snapshot) -> Path:
     """One `contio run` of the spec for both tests; it must leave nothing behind."""
     if "folder" in _RUNS:
         return _RUNS["folder"]
-    before = host_snapshot()
+    # Host processes only: the restarted node's glusterd is a new process, rightly.
+    before = host_snapshot(host_processes_only=True)
     root = tmp_path_factory.mktemp("faults")
     spec = {**SPEC, "backends": {k: {**v, "cluster": gluster_cluster}
                                  for k, v in SPEC["backends"].items()}}  # fmt: skip
