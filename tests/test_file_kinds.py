@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from contio.errors import InvalidSpecError
-from contio.file_kinds import EngineCall, FileKindError
+from contio.errors import FileWorkloadError, InvalidSpecError
+from contio.file_kinds import EngineCall
 from contio.matrix import expand
 from contio.spec import parse_spec_text
 from contio.workload_kinds import KINDS
@@ -91,8 +91,11 @@ def test_fio_loads_with_writes_and_runs_the_job_with_the_stop_rule(tmp_path):
     load = kind.render("load", engine_call)
     assert "runtime" not in load and load.count("rw=write") == 2 and "randread" not in load
     assert kind.engine_args("run", engine_call)[-3:] == ["-s", "-json", str(engine_call.json_path)]
-    with pytest.raises(FileKindError, match="stop.operations"):
+    with pytest.raises(FileWorkloadError, match="stop.operations"):
         kind.render("run", call(spec, tmp_path, tmp_path / "d", {"operationcount": "100"}))
+    # The engine check before anything runs refuses it too (exit 2 naming the cell).
+    with pytest.raises(FileWorkloadError, match="stop.operations"):
+        kind.check_args(call(spec, tmp_path, tmp_path / "d", {"operationcount": "100"}))
 
 
 def test_a_read_only_fio_job_shares_its_load_and_a_writing_one_does_not():

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from contio.errors import FileWorkloadError
 from contio.workloads import WorkloadRef
 
 SYSBENCH_MODES = ("seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw")
@@ -56,10 +57,6 @@ class EngineCall:
     data_dir: Path | None
     scratch: Path
     """A directory for files the kind generates (fio job files); kept with the results."""
-
-
-class FileKindError(ValueError):
-    """A workload or stop rule a file kind cannot run; the message names the field."""
 
 
 def options_for(kind: str, workload: WorkloadRef, properties: Mapping[str, str]) -> dict[str, str]:
@@ -158,7 +155,7 @@ class FioKind:
         overrides = _overrides(self.name, call.properties)
         seconds, operations = _stop(call.properties)
         if operations:
-            raise FileKindError(
+            raise FileWorkloadError(
                 "stop.operations: fio workloads stop by time or by their job's size; "
                 "use stop rule fixed-time, or adaptive with seconds"
             )
@@ -178,6 +175,7 @@ class FioKind:
 
     def check_args(self, call: EngineCall) -> list[str]:
         """The load with one block per job instance: checks the job, writes almost nothing."""
+        self.render("run", call)  # refuses a stop rule fio cannot keep, before anything runs
         job = {k: v for _, values in _sections(call.workload) for k, v in values.items()}
         job.update(_overrides(self.name, call.properties))
         block = job.get("bs") or job.get("blocksize") or "4k"

@@ -13,14 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from contio.errors import FileWorkloadError
 from contio.file_kinds import FIO_RW, SYSBENCH_MODES
 from contio.workloads import WorkloadRef
 
 ALLOWED_KEYS = {"sysbench": ("kind", "name", "options"), "fio": ("kind", "name", "file", "job")}
-
-
-class FileWorkloadError(ValueError):
-    """A file workload entry that cannot run; the message names the key."""
 
 
 def _text(key: str, value: Any) -> str | None:

@@ -23,10 +23,10 @@ from pathlib import Path
 
 from contio.backend_levels import BackendPool
 from contio.engine import engine_version, find_engine, interpret_exit, run_engine
-from contio.errors import BackendUnavailableError, EngineError, EngineUsageError
+from contio.errors import BackendUnavailableError, EngineError, EngineUsageError, FileWorkloadError
 from contio.executors import RUNTIMES
 from contio.executors.base import CellExecutor, ContainerPhase
-from contio.file_kinds import EngineCall, FileKindError
+from contio.file_kinds import EngineCall
 from contio.gluster.faults import FaultSchedule
 from contio.host import describe_host
 from contio.io_controls import IoController, process_controller
@@ -172,7 +172,7 @@ class Runner:
                 )
                 try:
                     run_engine(KINDS[member.kind].check_args(call), call.json_path)
-                except (EngineUsageError, FileKindError) as exc:
+                except (EngineUsageError, FileWorkloadError) as exc:
                     raise EngineUsageError(f"cell {cell.index} ({cell.label}): {exc}") from None
 
     def _properties(self, member: Member, data_dir: Path | None, phase: str) -> dict[str, str]:

@@ -23,7 +23,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from contio.file_workloads import FileWorkloadError, file_workload
+from contio.errors import FileWorkloadError
+from contio.file_workloads import file_workload
 from contio.targets.engine_targets import TARGETS, target_names
 from contio.workload_kinds import KINDS, kind_names
 from contio.workloads import WorkloadRef, resolve_workload
