@@ -119,6 +119,17 @@ def test_drop_caches_needs_root(monkeypatch):
 
 
 def test_unknown_workload_kinds_are_named():
-    text = BASE.replace("[workloada, workloadc]", "[{kind: fio, file: x.fio}]")
+    text = BASE.replace("[workloada, workloadc]", "[{kind: iozone, file: x.fio}]")
     [found] = problems(text)
-    assert found == "factors.workload[0]: workload kind 'fio' is not available; allowed: ycsb"
+    assert found == (
+        "factors.workload[0]: workload kind 'iozone' is not available; allowed: ycsb, sysbench, fio"
+    )
+
+
+def test_node_stop_events_need_a_gluster_level_and_a_restart_after_the_stop():
+    event = "events: [{type: stop-node, node: 2, at: 1, restart_at: 4}]\n"
+    assert problems(BASE + event) == [
+        "events: stop-node events need a backend level of type 'gluster'; this spec has: local-dir"
+    ]
+    [order] = problems(BASE + event.replace("restart_at: 4", "restart_at: 1"))
+    assert order.startswith("events[0]") and "must be later than 'at'" in order

@@ -60,6 +60,11 @@ class EngineUsageError(UsageError):
     """The engine refused its input (exit code 2); the message is the engine's own."""
 
 
+class FileWorkloadError(UsageError, ValueError):
+    """A file I/O workload entry (sysbench, fio) or a stop rule it cannot run with.
+    The message names the key and the allowed values."""
+
+
 class EngineOutputError(ContioError):
     """The engine's result document is missing or does not follow its schema."""
 

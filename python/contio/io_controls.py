@@ -1,16 +1,15 @@
 """Block I/O controls (the `io_controls` factor) as the runner sees them: one interface.
 
 Writing cgroup files (v1 `blkio.throttle.*` and `blkio.bfq.weight`, v2 `io.max` and
-`io.weight`) belongs to `contio.qos`. The runner only asks a controller whether it
-can apply a control set here, attaches each container's process to its group, and
-releases everything at the end. Until `contio.qos` provides `process_controller()`,
-the stand-in below applies nothing and says why, so cells that need controls are
-skipped with that reason (and cells without controls run).
+`io.weight`) belongs to `contio.qos`; `contio.io_groups` builds the groups of a run on
+it. The runner only asks a controller whether it can apply a control set here,
+attaches each container's process to its group, and releases everything at the end.
+`NoIoController` is for hosts without a block I/O cgroup hierarchy: it applies
+nothing and says why, so cells that need controls are skipped with that reason.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Protocol
 
 from contio.spec_parts import IoControlSet, IoGroupControls
@@ -26,8 +25,11 @@ class IoController(Protocol):
         """None if `controls` can be applied on this host, else why not."""
         ...
 
-    def attach(self, pid: int, group: IoGroupControls, device: str | None) -> dict[str, Any]:
-        """Put process `pid` under `group`'s limits; returns what was written, for results."""
+    def attach(
+        self, pid: int, group: IoGroupControls, device: str | None, position: int = 1
+    ) -> dict[str, Any]:
+        """Put process `pid` into group `position` under `group`'s limits on `device`'s
+        disk; returns what was applied (mechanism, values, notes), for the results."""
         ...
 
     def release(self) -> None:
@@ -46,7 +48,9 @@ class NoIoController:
     def unavailable_reason(self, controls: IoControlSet) -> str | None:
         return None if controls.empty else self.reason
 
-    def attach(self, pid: int, group: IoGroupControls, device: str | None) -> dict[str, Any]:
+    def attach(
+        self, pid: int, group: IoGroupControls, device: str | None, position: int = 1
+    ) -> dict[str, Any]:
         raise RuntimeError(self.reason)  # the runner skips cells with groups before this
 
     def release(self) -> None:
@@ -54,12 +58,10 @@ class NoIoController:
 
 
 def process_controller() -> IoController:
-    """The controller for local process groups: `contio.qos`'s when present, else the stand-in."""
-    try:
-        qos = importlib.import_module("contio.qos")
-    except ImportError:
-        qos = None
-    factory = getattr(qos, "process_controller", None)
-    if factory is not None:
-        return factory()
-    return NoIoController("block I/O controls need contio.qos, which this build does not have yet")
+    """The controller for local process groups (004's VNodes): cgroups via `contio.qos`."""
+    from contio.io_groups import CgroupIoController  # imports contio.qos (cgroup detection)
+
+    controller = CgroupIoController()
+    if controller.version is None:
+        return NoIoController(controller.unavailable_reason(IoControlSet(groups=[{}])) or "")
+    return controller

@@ -18,7 +18,7 @@ from typing import Any
 from contio.errors import InvalidSpecError, SpecError
 from contio.spec import ExperimentSpec, engine_value
 from contio.spec_checks import NO_CONTROLS
-from contio.workload_kinds import read_properties, writes
+from contio.workload_kinds import KINDS, read_properties
 from contio.workloads import WorkloadRef
 
 # Properties that define what the load phase writes: cells differing in any of these
@@ -47,14 +47,22 @@ class Member:
     threads: int
     properties: tuple[tuple[str, str], ...]
     """Engine properties for every phase: the spec's, the cell's property levels."""
-    kind: str = "ycsb"
-    """The workload kind (`contio.workload_kinds.KINDS`) that turns it into engine args."""
+
+    @property
+    def kind(self) -> str:
+        """The workload kind (`contio.workload_kinds.KINDS`) that turns it into engine args."""
+        return self.workload.kind
 
     def merged_properties(self) -> dict[str, str]:
         """The workload file's properties overridden by the spec's (what the engine sees)."""
+        if self.workload.path is None or self.kind != "ycsb":
+            return dict(self.properties)
         return {**read_properties(self.workload.path), **dict(self.properties)}
 
-    def dataset(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+    def dataset(self) -> tuple[Any, ...]:
+        if self.kind != "ycsb":
+            kind = KINDS[self.kind]
+            return self.kind, kind.dataset(self.workload, dict(self.properties))
         merged = self.merged_properties()
         keys = sorted(
             k for k in merged if k in DATASET_PROPERTIES or k.startswith(f"{self.target}.")
@@ -63,7 +71,7 @@ class Member:
 
     @property
     def writes(self) -> bool:
-        return writes(self.merged_properties())
+        return KINDS[self.kind].writes(self.workload, dict(self.properties))
 
 
 @dataclass(frozen=True)
@@ -114,7 +122,10 @@ def _factor_levels(spec: ExperimentSpec) -> dict[str, list[Any]]:
     }
     mixed = [m for name in factors.mix or [] for m in spec.mixes[name]]
     named = factors.target is not None or spec.targets is not None
-    if named or not mixed or not all(m.target for m in mixed):
+    files_only = not mixed and all(w.kind != "ycsb" for w in spec.workload_levels())
+    if files_only and not named:
+        pass  # file workloads (sysbench, fio) have no target: the engine's "files"
+    elif named or not mixed or not all(m.target for m in mixed):
         levels["target"] = spec.target_levels()  # else every mix member names its own
     if factors.mix is not None:
         levels["mix"] = list(factors.mix)
@@ -153,7 +164,7 @@ def _members(spec: ExperimentSpec, chosen: dict[str, Any]) -> tuple[Member, ...]
     else:
         parts = [None]
     for part in parts:
-        target = (part.target if part and part.target else None) or chosen["target"]
+        target = (part.target if part and part.target else None) or chosen.get("target", "null")
         # (chosen has no "target" only when every mix member names its own.)
         workload = part.workload if part else chosen["workload"]
         threads = (part.threads if part and part.threads else None) or chosen["threads"]

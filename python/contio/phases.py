@@ -14,11 +14,11 @@ repetition may run on the data already loaded depends on the spec's `load.reuse`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from contio.matrix import Cell
+from contio.matrix import Cell, Member
 
 
 @dataclass
@@ -32,6 +32,8 @@ class LoadedData:
     """One per container, in container order."""
     fresh: bool = True
     """No writing run has touched it since the load."""
+    members: list[Member] = field(default_factory=list)
+    """What loaded each directory (the kinds' cleanup runs on release)."""
 
 
 def needs_load(policy: str, loaded: LoadedData | None, cell: Cell) -> bool:

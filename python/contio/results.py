@@ -70,6 +70,16 @@ class PhaseRecord:
     started_at: str
     raw_json: str
     """Path of the engine's document, relative to the results folder."""
+    reads_per_sec: float | None = None
+    """File workloads (sysbench, fio): read requests per second; None for YCSB phases."""
+    writes_per_sec: float | None = None
+    iops: float | None = None
+    """Reads and writes per second (fsyncs left out), as fio's IOPS."""
+    read_mib_per_sec: float | None = None
+    written_mib_per_sec: float | None = None
+    io_control: str = ""
+    """The block I/O controls applied to the container (JSON: mechanism, values,
+    device, notes), empty when it ran in no group."""
 
     @classmethod
     def from_result(
@@ -77,10 +87,11 @@ class PhaseRecord:
     ) -> PhaseRecord:
         """A record of `result`; `fields` give the cell, repetition, container, paths."""
         latency = phase_latency(result, (95, 99))
-        steady = steady_throughput(result, warmup_seconds if result.phase == "run" else 0.0)
+        phase = fields.pop("phase", result.phase)
+        steady = steady_throughput(result, warmup_seconds if phase == "run" else 0.0)
         return cls(
             target=result.target,
-            phase=result.phase,
+            phase=phase,
             threads=result.threads,
             status=result.status,
             operations=result.operations,
@@ -93,8 +104,24 @@ class PhaseRecord:
             p99_latency_us=latency.percentiles["p99"],
             latency_source=latency.source,
             started_at=result.started_at,
+            **_io_rates(result),
             **fields,
         )
+
+
+def _io_rates(result: EngineResult) -> dict[str, float]:
+    """The request and byte rates of a file workload's `io` object ({} for YCSB)."""
+    io = result.io
+    if not io:
+        return {}
+    reads, writes = float(io.get("reads_per_sec", 0.0)), float(io.get("writes_per_sec", 0.0))
+    return {
+        "reads_per_sec": reads,
+        "writes_per_sec": writes,
+        "iops": reads + writes,
+        "read_mib_per_sec": float(io.get("read_mib_per_sec", 0.0)),
+        "written_mib_per_sec": float(io.get("written_mib_per_sec", 0.0)),
+    }
 
 
 @dataclass(frozen=True)
@@ -226,7 +253,12 @@ def read_records(folder: Path) -> list[PhaseRecord]:
     if not path.exists():
         return []
     types = {f.name: f.type for f in dataclasses.fields(PhaseRecord)}
-    converters = {"int": int, "float": float, "str": str}
+    converters = {
+        "int": int,
+        "float": float,
+        "str": str,
+        "float | None": lambda v: float(v) if v != "" else None,
+    }
     with path.open(newline="", encoding="utf-8") as src:
         return [
             PhaseRecord(**{k: converters[types[k]](v) for k, v in row.items()})

@@ -54,7 +54,13 @@ CREATE TABLE IF NOT EXISTS phases (
     p99_latency_us REAL NOT NULL,
     latency_source TEXT NOT NULL,
     started_at TEXT NOT NULL,
-    raw_json TEXT NOT NULL
+    raw_json TEXT NOT NULL,
+    reads_per_sec REAL,        -- file workloads only (NULL for YCSB phases)
+    writes_per_sec REAL,
+    iops REAL,
+    read_mib_per_sec REAL,
+    written_mib_per_sec REAL,
+    io_control TEXT NOT NULL DEFAULT ''  -- JSON of the block I/O controls applied
 );
 CREATE UNIQUE INDEX IF NOT EXISTS completed_runs
     ON phases(cell_key, repetition, container) WHERE phase = 'run' AND status = 'ok';
@@ -62,6 +68,16 @@ CREATE TABLE IF NOT EXISTS backends (
     name TEXT PRIMARY KEY, description TEXT, unavailable TEXT
 );
 """
+
+
+_LATER_COLUMNS = {
+    "reads_per_sec": "REAL",
+    "writes_per_sec": "REAL",
+    "iops": "REAL",
+    "read_mib_per_sec": "REAL",
+    "written_mib_per_sec": "REAL",
+    "io_control": "TEXT NOT NULL DEFAULT ''",
+}
 
 
 class ResultsIndex:
@@ -84,7 +100,16 @@ class ResultsIndex:
         path = folder / INDEX_FILE
         if not path.is_file():
             raise ResultsFolderError(f"{folder} has no {INDEX_FILE}: not a contio results folder")
-        return cls(path)
+        index = cls(path)
+        index._add_missing_columns()
+        return index
+
+    def _add_missing_columns(self) -> None:
+        """Indexes made before the file I/O columns existed get them (NULL for old rows)."""
+        have = {r["name"] for r in self._db.execute("PRAGMA table_info(phases)")}
+        for column, decl in _LATER_COLUMNS.items():
+            if have and column not in have:
+                self._db.execute(f"ALTER TABLE phases ADD COLUMN {column} {decl}")
 
     def close(self) -> None:
         self._db.close()

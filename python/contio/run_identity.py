@@ -22,7 +22,8 @@ def spec_fingerprint(spec: ExperimentSpec) -> str:
     data = spec.model_dump(mode="json", exclude={"profiles", "default_profile", "description"})
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode())
     for workload in spec.workload_levels() + [m.workload for ms in spec.mixes.values() for m in ms]:
-        digest.update(workload.path.read_bytes())
+        if workload.path is not None:  # inline file I/O workloads have no file
+            digest.update(workload.path.read_bytes())
     return digest.hexdigest()
 
 

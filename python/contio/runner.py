@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,11 +23,14 @@ from pathlib import Path
 
 from contio.backend_levels import BackendPool
 from contio.engine import engine_version, find_engine, interpret_exit, run_engine
-from contio.errors import BackendUnavailableError, EngineError, EngineUsageError
+from contio.errors import BackendUnavailableError, EngineError, EngineUsageError, FileWorkloadError
 from contio.executors import RUNTIMES
 from contio.executors.base import CellExecutor, ContainerPhase
+from contio.file_kinds import EngineCall
+from contio.gluster.faults import FaultSchedule
 from contio.host import describe_host
 from contio.io_controls import IoController, process_controller
+from contio.io_groups import device_of
 from contio.matrix import Cell, Member, expand
 from contio.page_cache import drop_page_cache
 from contio.phases import LoadedData, needs_load
@@ -147,8 +151,8 @@ class Runner:
     def check_with_engine(self) -> None:
         """Let the engine validate every (target, workload, properties) before anything runs.
 
-        Each distinct member loads one record into a scratch directory that is removed
-        at once; an unknown property, a bad value or a bad workload file makes the
+        Each distinct member loads one record (file kinds: one block) into a scratch
+        directory that is removed at once; an unknown property, a bad value or a bad workload file makes the
         engine exit 2, which surfaces as `EngineUsageError` naming the cell.
         """
         members = {m: c for c in reversed(self.cells) for m in c.members}
@@ -157,16 +161,18 @@ class Runner:
             for n, (member, cell) in enumerate(members.items()):
                 data_dir = scratch / f"data-{n}"
                 data_dir.mkdir()
-                properties = self._properties(member, data_dir, "run")
-                # One record is enough to open the target and exercise the properties.
-                properties.update(recordcount="1", insertstart="0", insertcount="1")
-                json_path = scratch / f"{n}.json"
-                args = KINDS[member.kind].engine_args(
-                    "load", member.target, member.workload.path, properties, 1, json_path
+                call = EngineCall(
+                    member.target,
+                    member.workload,
+                    self._properties(member, data_dir, "run"),
+                    1,
+                    scratch / f"check-{n}.json",
+                    data_dir,
+                    scratch,
                 )
                 try:
-                    run_engine(args, json_path)
-                except EngineUsageError as exc:
+                    run_engine(KINDS[member.kind].check_args(call), call.json_path)
+                except (EngineUsageError, FileWorkloadError) as exc:
                     raise EngineUsageError(f"cell {cell.index} ({cell.label}): {exc}") from None
 
     def _properties(self, member: Member, data_dir: Path | None, phase: str) -> dict[str, str]:
@@ -255,16 +261,64 @@ class Runner:
             path = backend.prepare(f"{cell.slug}-c{k}")
             assert path is not None  # every backend hands out directories when given a label
             dirs.append(path)
-        self._loaded = LoadedData(cell.load_key(), cell.level["backend"], dirs, fresh=True)
+        self._loaded = LoadedData(
+            cell.load_key(), cell.level["backend"], dirs, fresh=True, members=list(cell.members)
+        )
         self._phase(engine, folder, index, cell, repetition, "load", dirs, progress)
         return dirs
+
+    def _faults(self, cell: Cell) -> FaultSchedule | None:
+        """The spec's node-stop events, started now, when the cell's backend is gluster."""
+        if not self.spec.events:
+            return None
+        backend = self.pool.get(cell.level["backend"])
+        cluster, volume = getattr(backend, "cluster", None), getattr(backend, "volume", None)
+        if cluster is None or volume is None:
+            return None  # events play on gluster levels only
+        schedule = FaultSchedule(cluster, volume, list(self.spec.events))
+        schedule.start()
+        return schedule
+
+    def _finish_faults(
+        self, schedule: FaultSchedule, folder: ResultsFolder, cell: Cell, repetition: int
+    ) -> None:
+        """Wait for restarts and heals (an interrupted run still restarts a stopped node);
+        the records go to `raw/<cell>/s<session>-rep<r>/events.json`."""
+        schedule.cancel()  # events not yet begun when the phase ended are skipped
+        try:
+            schedule.join(timeout=max(e.heal_timeout for e in self.spec.events) + 120)
+        finally:
+            folder.write_json(
+                f"raw/{cell.slug}/s{self._session}-rep{repetition}/events.json",
+                [r.as_dict() for r in schedule.records],
+            )
 
     def _release_data(self) -> None:
         if self._loaded is not None:
             loaded, self._loaded = self._loaded, None
             backend = self.pool.get(loaded.backend)
+            self._clean_up(loaded)
             for path in loaded.dirs:
                 backend.release(path)
+
+    def _clean_up(self, loaded: LoadedData) -> None:
+        """The kinds' own cleanup (sysbench `cleanup` removes its files) before release.
+
+        Best effort: the backend removes the directory right after in any case.
+        """
+        with tempfile.TemporaryDirectory(prefix="contio-cleanup-") as tmp:
+            for n, (member, data_dir) in enumerate(zip(loaded.members, loaded.dirs)):
+                json_path = Path(tmp) / f"{n}.json"
+                call = EngineCall(
+                    member.target, member.workload, dict(member.properties), 1, json_path,
+                    data_dir, Path(tmp),
+                )  # fmt: skip
+                args = KINDS[member.kind].engine_args("cleanup", call)
+                if args:
+                    try:
+                        run_engine(args, json_path)
+                    except EngineError:
+                        pass  # the files go with the directory
 
     def _phase(
         self,
@@ -283,23 +337,31 @@ class Runner:
         for k, (member, data_dir) in enumerate(zip(cell.members, data_dirs), start=1):
             files = folder.phase_files(cell.slug, self._session, repetition, phase, k)
             threads = member.threads if phase == "run" else self.spec.load_thread_count
-            args = KINDS[member.kind].engine_args(
-                phase,
+            call = EngineCall(
                 member.target,
-                member.workload.path,
+                member.workload,
                 self._properties(member, data_dir, phase),
                 threads,
                 files.json,
+                data_dir,
+                files.json.parent,
             )
+            args = KINDS[member.kind].engine_args(phase, call)
             group = None
             if phase == "run" and controls is not None and k <= len(controls.groups):
                 group = controls.groups[k - 1]
+            device = device_of(controls, data_dir) if group is not None else None
             containers.append(
-                ContainerPhase(k, args, files.json, files.stdout, files.stderr, group)
+                ContainerPhase(k, args, files.json, files.stdout, files.stderr, group, device)
             )
-        codes = self._executor(cell.level["runtime"]).run_phase(
-            engine, containers, self.io, progress.status
-        )
+        executor = self._executor(cell.level["runtime"])
+        faults = self._faults(cell) if phase == "run" else None
+        try:
+            codes = executor.run_phase(engine, containers, self.io, progress.status)
+        finally:
+            if faults is not None:
+                self._finish_faults(faults, folder, cell, repetition)
+        applied = executor.applied
         records, failure = [], None
         for container, member, code in zip(containers, cell.members, codes):
             try:
@@ -323,6 +385,10 @@ class Runner:
                 container=container.container,
                 workload=member.workload.name,
                 raw_json=folder.relative(container.json),
+                phase=phase,  # the runner's name: sysbench calls its load `prepare`
+                io_control=json.dumps(applied[container.container], default=str)
+                if container.container in applied
+                else "",
             )
             index.add_phase(dataclasses.asdict(record))
             folder.append_record(record)

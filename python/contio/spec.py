@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, PositiveInt, ValidationError, field_valid
 from pydantic_core import PydanticCustomError
 
 from contio.errors import InvalidSpecError, SpecError, UsageError
+from contio.gluster.faults import NodeStopEvent
 from contio.spec_parts import (
     Factors,
     IoControlSet,
@@ -109,6 +110,9 @@ class ExperimentSpec(SpecModel):
     """Seconds at the start of each run phase left out of its ops/s."""
     drop_caches: bool = False
     """Drop the page cache before every run phase (needs root)."""
+    events: list[NodeStopEvent] = Field(default_factory=list)
+    """Faults played during every run phase on a gluster backend level (issue 5):
+    `{type: stop-node, node: 2, at: 10, restart_at: 30}`, seconds from the run's start."""
     properties: dict[str, PropertyValue] = Field(default_factory=dict)
     """Engine properties for every phase (`-p key=value`), after the workload file's."""
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)

@@ -48,6 +48,7 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
     problems += _check_levels(spec)
     problems += _check_stop(spec)
     problems += _check_cell_lists(spec)
+    problems += _check_events(spec)
     if spec.drop_caches and os.geteuid() != 0:
         problems.append(
             SpecError(
@@ -57,6 +58,23 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
             )
         )
     return problems
+
+
+def _check_events(spec: ExperimentSpec) -> list[SpecError]:
+    """Node-stop events need a gluster level to play on; run phases must outlast them."""
+    if not spec.events:
+        return []
+    gluster = [n for n, d in spec.backend_definitions().items() if d.get("type") == "gluster"]
+    if not gluster:
+        types = sorted({str(d.get("type", LOCAL_DIR)) for d in spec.backend_definitions().values()})
+        return [
+            SpecError(
+                "events",
+                "stop-node events need a backend level of type 'gluster'; this spec has: "
+                + ", ".join(types),
+            )
+        ]
+    return []
 
 
 def _backend_prefix(spec: ExperimentSpec, name: str) -> str:

@@ -23,6 +23,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from contio.errors import FileWorkloadError
+from contio.file_workloads import file_workload
 from contio.targets.engine_targets import TARGETS, target_names
 from contio.workload_kinds import KINDS, kind_names
 from contio.workloads import WorkloadRef, resolve_workload
@@ -47,6 +49,7 @@ def _known_target(name: str) -> str:
 
 
 def _resolve_workload(value: Any, info: ValidationInfo) -> Any:
+    base_dir = Path((info.context or {}).get("base_dir", Path.cwd()))
     if isinstance(value, dict):
         kind = value.get("kind", "ycsb")
         if kind not in KINDS:
@@ -55,6 +58,11 @@ def _resolve_workload(value: Any, info: ValidationInfo) -> Any:
                 "workload kind {kind} is not available; allowed: {allowed}",
                 {"kind": repr(kind), "allowed": ", ".join(kind_names())},
             )
+        if kind != "ycsb":
+            try:
+                return file_workload(value, base_dir)
+            except FileWorkloadError as exc:
+                raise PydanticCustomError("bad_file_workload", "{why}", {"why": str(exc)}) from exc
         extra = sorted(set(value) - {"kind", "file"})
         if extra:
             raise PydanticCustomError(
@@ -63,9 +71,8 @@ def _resolve_workload(value: Any, info: ValidationInfo) -> Any:
         value = value.get("file")
     if not isinstance(value, str):
         return value
-    base_dir = (info.context or {}).get("base_dir", Path.cwd())
     try:
-        return resolve_workload(value, Path(base_dir))
+        return resolve_workload(value, base_dir)
     except LookupError as exc:
         raise PydanticCustomError("unknown_workload", "{why}", {"why": str(exc)}) from exc
 

@@ -38,6 +38,15 @@ class CellSummary:
     p95_latency_us: float
     p99_latency_us: float
     failed_operations: int
+    read_mib_per_sec: float = math.nan
+    """File workloads: MiB/s read per repetition (sum over containers), mean; NaN for YCSB."""
+    written_mib_per_sec: float = math.nan
+    iops: float = math.nan
+    """File workloads: reads + writes per second per repetition (sum), mean."""
+
+    @property
+    def file_io(self) -> bool:
+        return not math.isnan(self.iops)
 
     @property
     def repetitions(self) -> int:
@@ -61,6 +70,9 @@ class CellSummary:
             "p95_latency_us_mean": self.p95_latency_us,
             "p99_latency_us_mean": self.p99_latency_us,
             "failed_operations": self.failed_operations,
+            "read_mib_per_sec_mean": self.read_mib_per_sec,
+            "written_mib_per_sec_mean": self.written_mib_per_sec,
+            "iops_mean": self.iops,
         }
 
 
@@ -89,9 +101,20 @@ def summarize(index: ResultsIndex) -> list[CellSummary]:
                 p95_latency_us=mean([r["p95_latency_us"] for r in flat]),
                 p99_latency_us=mean([r["p99_latency_us"] for r in flat]),
                 failed_operations=sum(r["failed_operations"] for r in flat),
+                **_io_means(reps),
             )
         )
     return summaries
+
+
+def _io_means(reps: list[list[dict[str, Any]]]) -> dict[str, float]:
+    """Mean over repetitions of the file I/O rates summed over containers ({} for YCSB)."""
+    if not reps or any(r["iops"] is None for rows in reps for r in rows):
+        return {}
+    return {
+        name: mean([sum(r[name] for r in rows) for rows in reps])
+        for name in ("read_mib_per_sec", "written_mib_per_sec", "iops")
+    }
 
 
 def _empty() -> ConfidenceInterval:

@@ -39,13 +39,21 @@ def results_table(summaries: list[CellSummary]) -> Table:
         caption=(
             "ops/s: per repetition the sum over containers, warm-up left out; mean ± 95% "
             f"confidence half-width (Student t over repetitions).\n{LATENCY_AGGREGATION}."
-            f"{skipped}"
+            + (
+                "\nMiB/s, IOPS (file workloads): the engine's over each run, summed over "
+                "containers, mean over repetitions."
+                if any(s.file_io for s in summaries)
+                else ""
+            )
+            + f"{skipped}"
         ),
         caption_justify="left",
     )
     for name in varying:
         table.add_column(name.removeprefix("properties."), no_wrap=True)
-    for name in ("ops/s mean ± 95% CI", "±%", "p95 µs", "p99 µs", "reps"):
+    file_io = any(s.file_io for s in summaries)
+    io_columns = ("read MiB/s", "written MiB/s", "IOPS") if file_io else ()
+    for name in ("ops/s mean ± 95% CI", "±%", "p95 µs", "p99 µs", *io_columns, "reps"):
         table.add_column(name, justify="right", no_wrap=True)
     for s in summaries:
         ci = s.throughput
@@ -53,7 +61,9 @@ def results_table(summaries: list[CellSummary]) -> Table:
         relative = "–" if math.isnan(ci.half_width) else f"{100 * ci.relative_half_width:.1f}%"
         levels = [str(s.levels.get(k, "")) for k in varying]
         if s.status == "skipped":
-            table.add_row(*levels, "skipped (see below)", "", "", "", "0")
+            table.add_row(
+                *levels, "skipped (see below)", "", "", "", *("" for _ in io_columns), "0"
+            )
             continue
         table.add_row(
             *levels,
@@ -61,6 +71,10 @@ def results_table(summaries: list[CellSummary]) -> Table:
             relative,
             _number(s.p95_latency_us),
             _number(s.p99_latency_us),
+            *(
+                "–" if math.isnan(v) else _number(v)
+                for v in (s.read_mib_per_sec, s.written_mib_per_sec, s.iops)[: len(io_columns)]
+            ),
             str(s.repetitions),
         )
     return table

@@ -1,8 +1,8 @@
 """Workload kinds: how a cell's workload becomes `contio-engine` arguments.
 
-`ycsb` is the kind every spec has today (`contio-engine load|run TARGET -P FILE …`).
-File I/O kinds (`contio-engine sysbench|fio`) register here when the engine has them:
-one `WorkloadKind` each, and nothing else in the runner changes.
+`ycsb` (`contio-engine load|run TARGET -P FILE …`) is the default; the file I/O kinds
+`sysbench` and `fio` (`contio-engine sysbench|fio`, see `contio.file_kinds`) are the
+others. One `WorkloadKind` each; the runner only calls this interface.
 """
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from contio.file_kinds import EngineCall, FioKind, SysbenchKind
+from contio.workloads import WorkloadRef
+
 
 class WorkloadKind(Protocol):
     """Turns one phase of one container into engine arguments (after the binary)."""
@@ -20,15 +23,24 @@ class WorkloadKind(Protocol):
     phases: tuple[str, ...]
     """The phases of a cell, in order; the first is the load (data set) phase."""
 
-    def engine_args(
-        self,
-        phase: str,
-        target: str,
-        workload_file: Path,
-        properties: Mapping[str, str],
-        threads: int,
-        json_path: Path,
-    ) -> list[str]: ...
+    def engine_args(self, phase: str, call: EngineCall) -> list[str]:
+        """Arguments for `phase` (`load`, `run`; `cleanup` gives [] when there is none)."""
+        ...
+
+    def check_args(self, call: EngineCall) -> list[str]:
+        """A tiny invocation the engine refuses (exit 2) if the workload is bad."""
+        ...
+
+    def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
+        """Whether the run phase changes the loaded data."""
+        ...
+
+    def dataset(self, workload: WorkloadRef, properties: Mapping[str, str]) -> tuple:
+        """What the load phase writes (cells with equal datasets share a load)."""
+        ...
+
+
+FILE_KIND_PREFIXES = ("sysbench.", "fio.")
 
 
 @dataclass(frozen=True)
@@ -38,26 +50,34 @@ class YcsbKind:
     name: str = "ycsb"
     phases: tuple[str, ...] = ("load", "run")
 
-    def engine_args(
-        self,
-        phase: str,
-        target: str,
-        workload_file: Path,
-        properties: Mapping[str, str],
-        threads: int,
-        json_path: Path,
-    ) -> list[str]:
+    def engine_args(self, phase: str, call: EngineCall) -> list[str]:
         """`load|run TARGET -P FILE -p k=v… -threads N -s -json PATH`; later `-p` win."""
+        if phase == "cleanup":
+            return []
         if phase not in self.phases:
             raise ValueError(f"phase must be one of {self.phases}, not {phase!r}")
-        args = [phase, target, "-P", str(workload_file)]
-        for key, value in properties.items():
-            args += ["-p", f"{key}={value}"]
+        assert call.workload.path is not None  # YCSB workloads are files
+        args = [phase, call.target, "-P", str(call.workload.path)]
+        for key, value in call.properties.items():
+            if not key.startswith(FILE_KIND_PREFIXES):  # options of file kinds
+                args += ["-p", f"{key}={value}"]
         # -s: status lines on stderr, which the live display reads for ops/s so far.
-        return [*args, "-threads", str(threads), "-s", "-json", str(json_path)]
+        return [*args, "-threads", str(call.threads), "-s", "-json", str(call.json_path)]
+
+    def check_args(self, call: EngineCall) -> list[str]:
+        # One record is enough to open the target and exercise the properties.
+        props = {**call.properties, "recordcount": "1", "insertstart": "0", "insertcount": "1"}
+        return self.engine_args("load", EngineCall(**{**call.__dict__, "properties": props}))
+
+    def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
+        assert workload.path is not None
+        return writes({**read_properties(workload.path), **properties})
+
+    def dataset(self, workload: WorkloadRef, properties: Mapping[str, str]) -> tuple:
+        return ()  # `contio.matrix` keys YCSB data sets by target and data properties
 
 
-KINDS: dict[str, WorkloadKind] = {"ycsb": YcsbKind()}
+KINDS: dict[str, WorkloadKind] = {"ycsb": YcsbKind(), "sysbench": SysbenchKind(), "fio": FioKind()}
 
 
 def kind_names() -> list[str]:

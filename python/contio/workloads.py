@@ -11,10 +11,18 @@ PACKAGED_DIR = "workloads"
 
 @dataclass(frozen=True)
 class WorkloadRef:
-    """A workload file a spec names: its short name (file name) and where it is."""
+    """A workload a spec names: its short name, and where its file is.
+
+    YCSB workloads are property files. File I/O workloads (`kind` `sysbench` or
+    `fio`, see `contio.workload_kinds`) carry their tool's options instead, and a fio
+    job file as `path` when the spec names one (else `path` is None).
+    """
 
     name: str
-    path: Path
+    path: Path | None
+    kind: str = "ycsb"
+    options: tuple[tuple[str, str], ...] = ()
+    """The tool's options (`file-test-mode` → `rndrw`, `bs` → `4k`), spec order."""
 
 
 def packaged_workloads() -> dict[str, Path]:

@@ -7,9 +7,10 @@ from datetime import datetime
 from contio.engine import interpret_exit
 from contio.executors.base import ContainerPhase
 from contio.executors.process import ProcessCellExecutor, ops_per_sec_so_far
+from contio.file_kinds import EngineCall
 from contio.io_controls import NoIoController
 from contio.workload_kinds import KINDS
-from contio.workloads import packaged_workloads
+from contio.workloads import WorkloadRef, packaged_workloads
 
 
 def test_status_lines_give_the_ops_so_far(tmp_path):
@@ -28,10 +29,9 @@ def test_containers_of_a_phase_run_together(tmp_path, engine):
     containers = []
     for k in (1, 2):
         out = tmp_path / f"c{k}"
-        args = KINDS["ycsb"].engine_args(
-            "run",
+        call = EngineCall(
             "null",
-            workload,
+            WorkloadRef("workloadc", workload),
             {
                 "recordcount": "100",
                 "operationcount": "0",
@@ -40,7 +40,10 @@ def test_containers_of_a_phase_run_together(tmp_path, engine):
             },
             1,
             out.with_suffix(".json"),
+            None,
+            tmp_path,
         )
+        args = KINDS["ycsb"].engine_args("run", call)
         containers.append(
             ContainerPhase(
                 k,

@@ -34,6 +34,10 @@ class LocalOptions(BackendOptions):
     path: Path | None = None
     device: str | None = None
     loop_size: str = "4GiB"
+    loop_direct_io: bool = False
+    """`device: loop` only: the loop device reads and writes its backing file with
+    O_DIRECT (no second page cache), so its I/O reaches the disk below as a real
+    device's would; block I/O weights need that to have a bottleneck to divide."""
     format: Literal["xfs", "ext4"] | None = None
     mkfs_options: list[str] = Field(default_factory=list)
     mount_options: list[str] = Field(default_factory=list)
@@ -53,6 +57,8 @@ class LocalOptions(BackendOptions):
                 raise ValueError("mode 'device' needs 'device' (a block device, or 'loop')")
             if self.device == "loop" and self.format is None:
                 raise ValueError("device 'loop' is a new empty disk: set 'format' to xfs or ext4")
+        if self.loop_direct_io and self.device != "loop":
+            raise ValueError("'loop_direct_io' applies to 'device: loop' only")
         if self.mode != "device" and (self.device or self.format or self.mount_options):
             raise ValueError("'device', 'format' and 'mount_options' apply to mode 'device' only")
         if self.mode != "directory" and self.path is not None:
@@ -90,7 +96,8 @@ class LocalBackend(StorageBackend):
         opts = self.options
         if opts.device == "loop":
             image = self.workdir / "disk.img"
-            device = loop_device.attach(image, filesystem.parse_size(opts.loop_size), self.journal)
+            size = filesystem.parse_size(opts.loop_size)
+            device = loop_device.attach(image, size, self.journal, direct_io=opts.loop_direct_io)
         else:
             device = str(opts.device)
             if not block_device.is_block_device(device):

@@ -15,8 +15,11 @@ from contio.backends.undo_journal import UndoJournal
 from contio.errors import BackendError
 
 
-def attach(image: Path, size_bytes: int, journal: UndoJournal) -> str:
-    """A new loop device over a new sparse file `image` of `size_bytes`; returns /dev/loopN."""
+def attach(image: Path, size_bytes: int, journal: UndoJournal, *, direct_io: bool = False) -> str:
+    """A new loop device over a new sparse file `image` of `size_bytes`; returns /dev/loopN.
+
+    `direct_io`: the loop driver accesses the file with O_DIRECT (`losetup --direct-io=on`).
+    """
     command.require_program("losetup", "mount")
     if image.exists():
         raise BackendError(f"loop image {image} already exists; refusing to reuse it")
@@ -24,7 +27,8 @@ def attach(image: Path, size_bytes: int, journal: UndoJournal) -> str:
     with open(image, "xb") as fh:
         fh.truncate(size_bytes)  # sparse: blocks are allocated only when written
     journal.record("file", path=str(image))
-    device = command.run(["losetup", "--find", "--show", str(image)]).stdout.strip()
+    flags = ["--direct-io=on"] if direct_io else []
+    device = command.run(["losetup", "--find", "--show", *flags, str(image)]).stdout.strip()
     if not device.startswith("/dev/loop"):
         raise BackendError(f"losetup returned an unexpected device name {device!r}")
     journal.record("loop", device=device, backing_file=str(image))

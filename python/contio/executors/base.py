@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from contio.io_controls import IoController
 from contio.spec_parts import IoGroupControls
@@ -31,12 +31,16 @@ class ContainerPhase:
     stdout: Path
     stderr: Path
     io_group: IoGroupControls | None = None
+    io_device: str | None = None
+    """What `io_group`'s limits apply to: a device node or a path on the disk."""
 
 
 class CellExecutor(Protocol):
     """Runs the containers of one phase together; returns their exit codes in order."""
 
     name: str
+    applied: dict[int, dict[str, Any]]
+    """Per container of the last phase: what `io.attach` applied (for the results)."""
 
     def run_phase(
         self,

@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from contio.errors import Interrupted
 from contio.executors.base import ContainerPhase, StatusCallback
@@ -34,6 +35,8 @@ class ProcessCellExecutor:
 
     def __init__(self, stop_grace_seconds: float = 10.0):
         self.stop_grace_seconds = stop_grace_seconds
+        self.applied: dict[int, dict[str, Any]] = {}
+        """Per container of the last phase: the block I/O controls `io.attach` applied."""
 
     def run_phase(
         self,
@@ -44,6 +47,7 @@ class ProcessCellExecutor:
     ) -> list[int]:
         """Start every container, wait for all; returns exit codes (negative: a signal)."""
         children: list[subprocess.Popen[bytes]] = []
+        self.applied = {}
         try:
             with ExitStack() as files:
                 for container in containers:
@@ -58,7 +62,10 @@ class ProcessCellExecutor:
                     )
                     children.append(child)
                     if container.io_group is not None:
-                        io.attach(child.pid, container.io_group, None)
+                        # Right after the start: the engine has not opened its files yet.
+                        self.applied[container.container] = io.attach(
+                            child.pid, container.io_group, container.io_device, container.container
+                        )
             return self._wait(children, containers, on_status)
         except Interrupted as exc:
             self._stop(children, exc.signum)

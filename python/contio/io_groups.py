@@ -1,0 +1,118 @@
+"""Block I/O groups of a run on top of `contio.qos`: one cgroup per container position.
+
+Paper 004's VNodes on one machine: container k of a cell runs in cgroup
+`<blkio root>/contio/<run>-g<k>` (v1; v2 `io` likewise), whose limits are the k-th
+group of the cell's `io_controls` level, on the block device of the container's data
+directory (or the level's `device`). A group is made on first use and kept across
+cells and repetitions; when a later cell asks other limits of it, the old ones are
+removed before the new are written. `release()` removes every control (restoring the
+scheduler BFQ replaced) and every cgroup: the runner calls it at the end, on a
+failure and on an interrupt.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contio import qos
+from contio.errors import QosError
+from contio.qos.control_files import BUFFERED_WRITES_NOTE
+from contio.spec_parts import IoControlSet, IoGroupControls
+
+
+@dataclass
+class _Group:
+    group: qos.ProcessGroup
+    applied: qos.AppliedControls | None = None
+    key: tuple[str, qos.IoLimits] | None = None
+
+
+class CgroupIoController:
+    """Applies `io_controls` groups to local processes through cgroup files."""
+
+    def __init__(self, prefix: str | None = None):
+        self.prefix = prefix or f"run{os.getpid()}"
+        self._groups: dict[int, _Group] = {}
+        try:
+            self.version, _ = qos.detect()
+        except QosError as exc:
+            self.version, self._reason = None, str(exc)
+        else:
+            self._reason = None if os.geteuid() == 0 else "cgroup files can only be written as root"
+
+    @property
+    def mechanism(self) -> str:
+        if self.version == "v1":
+            return "cgroup-v1 blkio (blkio.throttle.*, blkio.bfq.weight_device with BFQ)"
+        if self.version == "v2":
+            return "cgroup-v2 io (io.max, io.bfq.weight with BFQ or io.weight)"
+        return "none"
+
+    @property
+    def note(self) -> str:
+        return BUFFERED_WRITES_NOTE[self.version] if self.version else ""
+
+    def unavailable_reason(self, controls: IoControlSet) -> str | None:
+        """None when the groups can be made here (root, a blkio/io hierarchy)."""
+        if controls.empty:
+            return None
+        return self._reason
+
+    def attach(
+        self, pid: int, group: IoGroupControls, device: str | None, position: int = 1
+    ) -> dict[str, Any]:
+        """Move `pid` into group `position`, with `group`'s limits on `device`'s disk."""
+        entry = self._groups.get(position)
+        if entry is None:
+            entry = _Group(qos.ProcessGroup.create(f"{self.prefix}-g{position}"))
+            self._groups[position] = entry
+        limits = qos.IoLimits(**group.model_dump())
+        record: dict[str, Any] = {
+            "cgroup": str(entry.group.cgroup.path),
+            "mechanism": self.mechanism,
+        }
+        if not limits.empty:
+            if device is None:
+                raise QosError("io_controls: no device to control; give the level a 'device'")
+            disk = qos.resolve(device)
+            if entry.key != (disk.number, limits):
+                self._remove_controls(entry)
+                entry.applied = qos.apply(entry.group.cgroup, disk, limits)
+                entry.key = (disk.number, limits)
+            record.update(entry.applied.as_dict())
+        else:
+            self._remove_controls(entry)
+            record["notes"] = [self.note]
+        entry.group.add(pid)
+        return record
+
+    def _remove_controls(self, entry: _Group) -> None:
+        if entry.applied is not None:
+            applied, entry.applied, entry.key = entry.applied, None, None
+            qos.remove(applied)
+
+    def release(self) -> None:
+        """Remove every control (last applied first) and every group; errors after all."""
+        errors = []
+        for position in sorted(self._groups, reverse=True):
+            entry = self._groups.pop(position)
+            try:
+                self._remove_controls(entry)
+            except QosError as exc:
+                errors.append(str(exc))
+            try:
+                entry.group.remove()
+            except OSError as exc:
+                errors.append(f"{entry.group.cgroup.path}: {exc}")
+        if errors:
+            raise QosError("releasing block I/O groups: " + "; ".join(errors))
+
+
+def device_of(controls: IoControlSet | None, data_dir: Path | None) -> str | None:
+    """What to resolve to a disk: the level's `device`, else the container's data dir."""
+    if controls is not None and controls.device:
+        return controls.device
+    return str(data_dir) if data_dir is not None else None
