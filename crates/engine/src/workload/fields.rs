@@ -50,17 +50,24 @@ pub fn field_names(config: &CoreConfig) -> Vec<String> {
 /// byte (so it lands in [0, 95) without touching its neighbours), then the
 /// sets are merged and 32 added to every byte. Each character takes 2 or 3 of
 /// the 256 byte values (like YCSB's own generator, not exactly uniform).
+///
+/// Two details keep it cheap: `buf` is only resized (not cleared first), so a
+/// buffer reused at the same length is not zeroed before every fill; and the
+/// RNG runs on a local copy written back once at the end, since byte stores
+/// into `buf` may alias `*rng` for the compiler, which would otherwise store
+/// the RNG state back and reload it after every chunk.
 #[inline]
 pub fn fill_printable(rng: &mut Rng, buf: &mut Vec<u8>, len: usize) {
-    buf.clear();
     buf.resize(len, 0);
+    let mut local = rng.clone();
     let mut chunks = buf.chunks_exact_mut(8);
     for chunk in &mut chunks {
-        chunk.copy_from_slice(&printable8(rng.next_u64()));
+        chunk.copy_from_slice(&printable8(local.next_u64()));
     }
     let rest = chunks.into_remainder();
-    let last = printable8(rng.next_u64());
+    let last = printable8(local.next_u64());
     rest.copy_from_slice(&last[..rest.len()]);
+    *rng = local;
 }
 
 /// Fills `buf` with the value `dataintegrity` expects for `key`'s field `field`: the
@@ -134,6 +141,36 @@ mod tests {
         assert!(
             buf.contains(&b' ') && buf.contains(&b'~'),
             "both ends of the range occur"
+        );
+    }
+
+    #[test]
+    fn refills_of_a_reused_buffer_vary_and_advance_the_rng() {
+        let mut rng = Rng::seed_from_u64(7);
+        let mut buf = Vec::new();
+        fill_printable(&mut rng, &mut buf, 100);
+        let first = buf.clone();
+        // Same length again: the buffer is reused without clearing, so the new
+        // value must come from fresh draws, not from what was left in it.
+        fill_printable(&mut rng, &mut buf, 100);
+        assert_eq!(buf.len(), 100);
+        assert!(buf.iter().all(|b| (32..=126).contains(b)));
+        assert_ne!(buf, first, "the RNG state is written back between fills");
+        // Shrinking and growing keep the length exact and the bytes printable.
+        fill_printable(&mut rng, &mut buf, 13);
+        assert_eq!(buf.len(), 13);
+        fill_printable(&mut rng, &mut buf, 250);
+        assert_eq!(buf.len(), 250);
+        assert!(buf.iter().all(|b| (32..=126).contains(b)));
+        // 13 of 100 bytes repeating at the same place would mean stale content.
+        let same = buf[..100]
+            .iter()
+            .zip(&first)
+            .filter(|(a, b)| a == b)
+            .count();
+        assert!(
+            same < 13,
+            "{same} of 100 bytes unchanged from an earlier fill"
         );
     }
 }
