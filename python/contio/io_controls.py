@@ -10,6 +10,8 @@ nothing and says why, so cells that need controls are skipped with that reason.
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from contio.spec_parts import IoControlSet, IoGroupControls
@@ -25,11 +27,16 @@ class IoController(Protocol):
         """None if `controls` can be applied on this host, else why not."""
         ...
 
-    def attach(
-        self, pid: int, group: IoGroupControls, device: str | None, position: int = 1
+    def prepare(
+        self, group: IoGroupControls, device: str | None, position: int = 1
     ) -> dict[str, Any]:
-        """Put process `pid` into group `position` under `group`'s limits on `device`'s
-        disk; returns what was applied (mechanism, values, notes), for the results."""
+        """Make group `position` with `group`'s limits on `device`'s disk, before any
+        process of the phase starts; returns what was applied (mechanism, values,
+        notes), for the results."""
+        ...
+
+    def popen(self, position: int, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen:
+        """Start `argv` already inside group `position` (prepared first)."""
         ...
 
     def release(self) -> None:
@@ -48,10 +55,13 @@ class NoIoController:
     def unavailable_reason(self, controls: IoControlSet) -> str | None:
         return None if controls.empty else self.reason
 
-    def attach(
-        self, pid: int, group: IoGroupControls, device: str | None, position: int = 1
+    def prepare(
+        self, group: IoGroupControls, device: str | None, position: int = 1
     ) -> dict[str, Any]:
         raise RuntimeError(self.reason)  # the runner skips cells with groups before this
+
+    def popen(self, position: int, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen:
+        raise RuntimeError(self.reason)
 
     def release(self) -> None:
         return None

@@ -13,6 +13,8 @@ failure and on an interrupt.
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,10 +63,12 @@ class CgroupIoController:
             return None
         return self._reason
 
-    def attach(
-        self, pid: int, group: IoGroupControls, device: str | None, position: int = 1
+    def prepare(
+        self, group: IoGroupControls, device: str | None, position: int = 1
     ) -> dict[str, Any]:
-        """Move `pid` into group `position`, with `group`'s limits on `device`'s disk."""
+        """Group `position` with `group`'s limits on `device`'s disk, made before any
+        process of the phase starts: switching a disk's scheduler (BFQ for weights)
+        or rewriting limits while a phase's I/O is in flight disturbs what is measured."""
         entry = self._groups.get(position)
         if entry is None:
             entry = _Group(qos.ProcessGroup.create(f"{self.prefix}-g{position}"))
@@ -86,8 +90,12 @@ class CgroupIoController:
         else:
             self._remove_controls(entry)
             record["notes"] = [self.note]
-        entry.group.add(pid)
         return record
+
+    def popen(self, position: int, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen:
+        """Start `argv` inside group `position`: the child joins before exec, so rings and
+        worker threads it creates (io_uring's io-wq) are charged to the group too."""
+        return self._groups[position].group.popen(argv, **kwargs)
 
     def _remove_controls(self, entry: _Group) -> None:
         if entry.applied is not None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import math
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -100,8 +101,8 @@ class PhaseRecord:
             throughput_ops_per_sec=result.throughput_ops_per_sec,
             steady_ops_per_sec=steady.ops_per_sec,
             warmup_excluded_s=steady.warmup_excluded_s,
-            p95_latency_us=latency.percentiles["p95"],
-            p99_latency_us=latency.percentiles["p99"],
+            p95_latency_us=_or_nan(latency.percentiles["p95"]),
+            p99_latency_us=_or_nan(latency.percentiles["p99"]),
             latency_source=latency.source,
             started_at=result.started_at,
             **_io_rates(result),
@@ -122,6 +123,11 @@ def _io_rates(result: EngineResult) -> dict[str, float]:
         "read_mib_per_sec": float(io.get("read_mib_per_sec", 0.0)),
         "written_mib_per_sec": float(io.get("written_mib_per_sec", 0.0)),
     }
+
+
+def _or_nan(value: float | None) -> float:
+    """A percentile of a phase that completed no operation (a starved group) is NaN."""
+    return math.nan if value is None else value
 
 
 @dataclass(frozen=True)

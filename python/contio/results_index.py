@@ -50,8 +50,8 @@ CREATE TABLE IF NOT EXISTS phases (
     throughput_ops_per_sec REAL NOT NULL,
     steady_ops_per_sec REAL NOT NULL,
     warmup_excluded_s REAL NOT NULL,
-    p95_latency_us REAL NOT NULL,
-    p99_latency_us REAL NOT NULL,
+    p95_latency_us REAL,  -- NULL: no operation completed (a starved group)
+    p99_latency_us REAL,
     latency_source TEXT NOT NULL,
     started_at TEXT NOT NULL,
     raw_json TEXT NOT NULL,

@@ -98,8 +98,8 @@ def summarize(index: ResultsIndex) -> list[CellSummary]:
                 throughput=confidence_interval(ops, 0.95) if ops else _empty(),
                 throughput_stdev=stdev(ops),
                 per_container_ops_per_sec=mean([r["steady_ops_per_sec"] for r in flat]),
-                p95_latency_us=mean([r["p95_latency_us"] for r in flat]),
-                p99_latency_us=mean([r["p99_latency_us"] for r in flat]),
+                p95_latency_us=_latency_mean(flat, "p95_latency_us"),
+                p99_latency_us=_latency_mean(flat, "p99_latency_us"),
                 failed_operations=sum(r["failed_operations"] for r in flat),
                 **_io_means(reps),
             )
@@ -119,3 +119,8 @@ def _io_means(reps: list[list[dict[str, Any]]]) -> dict[str, float]:
 
 def _empty() -> ConfidenceInterval:
     return ConfidenceInterval(math.nan, math.nan, 0.95, 0)
+
+
+def _latency_mean(rows: list[dict[str, Any]], column: str) -> float:
+    """Mean over the phases that completed operations (NULL: none did, so no latency)."""
+    return mean([r[column] for r in rows if r[column] is not None])

@@ -50,22 +50,28 @@ class ProcessCellExecutor:
         self.applied = {}
         try:
             with ExitStack() as files:
+                # Every group's controls first, then the engines, each started inside its
+                # group: no I/O of the phase runs before or outside its controls.
+                for container in containers:
+                    if container.io_group is not None:
+                        self.applied[container.container] = io.prepare(
+                            container.io_group, container.io_device, container.container
+                        )
                 for container in containers:
                     out = files.enter_context(container.stdout.open("xb"))
                     err = files.enter_context(container.stderr.open("xb"))
-                    child = subprocess.Popen(
-                        [str(engine), *container.args],
-                        stdin=subprocess.DEVNULL,
-                        stdout=out,
-                        stderr=err,
-                        start_new_session=True,
-                    )
-                    children.append(child)
+                    argv = [str(engine), *container.args]
+                    options: dict[str, Any] = {
+                        "stdin": subprocess.DEVNULL,
+                        "stdout": out,
+                        "stderr": err,
+                        "start_new_session": True,
+                    }
                     if container.io_group is not None:
-                        # Right after the start: the engine has not opened its files yet.
-                        self.applied[container.container] = io.attach(
-                            child.pid, container.io_group, container.io_device, container.container
-                        )
+                        child = io.popen(container.container, argv, **options)
+                    else:
+                        child = subprocess.Popen(argv, **options)
+                    children.append(child)
             return self._wait(children, containers, on_status)
         except Interrupted as exc:
             self._stop(children, exc.signum)
