@@ -15,5 +15,7 @@ def test_the_stand_in_runs_uncontrolled_cells_and_names_why_it_cannot_control():
     assert reason and "no cgroup hierarchy" in reason
     # A group without limits is still a cgroup of its own (paper 004's VNode overhead).
     assert controller.unavailable_reason(IoControlSet(groups=[IoGroupControls()]))
-    with pytest.raises(RuntimeError):
-        controller.attach(1, IoGroupControls(), None)
+    with pytest.raises(RuntimeError, match="no cgroup hierarchy"):
+        controller.prepare(IoGroupControls(), None)
+    with pytest.raises(RuntimeError, match="no cgroup hierarchy"):
+        controller.popen(1, ["true"])

@@ -99,21 +99,7 @@ def _returns(result, operation: str) -> dict[str, int]:
     return dict(stats.returns) if stats is not None else {}
 
 
-CASSANDRA_LOOPBACK = pytest.mark.xfail(
-    reason="contio/cassandra advertises broadcast_rpc_address 127.0.0.1, so the scylla "
-    "driver in a client container opens its node pool at 127.0.0.1 and is refused; "
-    "needs an address translator in the binding or the container's address in the image",
-    strict=True,
-)
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=CASSANDRA_LOOPBACK) if n == "cassandra" else n
-        for n in registry.names()
-    ],
-)
+@pytest.mark.parametrize("name", registry.names())
 def test_engine_loads_runs_and_a_second_client_reads_back_every_byte(
     name: str,
     docker_client: docker.DockerClient,

@@ -119,6 +119,10 @@ set -eu
 config=/tmp/cassandra.yaml
 cp /etc/cassandra/cassandra.yaml "$config"
 printf '%s\\n' "${{CASSANDRA_EXTRA_YAML:-}}" >> "$config"
+# Advertise the container's own address: clients in other containers take the
+# node's rpc address from system.local, and 127.0.0.1 there is their own loopback.
+addr="${{CASSANDRA_BROADCAST_RPC_ADDRESS:-$(hostname -i 2>/dev/null | cut -d' ' -f1)}}"
+sed -i "s/^broadcast_rpc_address: .*/broadcast_rpc_address: ${{addr:-127.0.0.1}}/" "$config"
 mkdir -p {DATA_DIR}/data {DATA_DIR}/commitlog {DATA_DIR}/hints {DATA_DIR}/saved_caches
 heap="${{CASSANDRA_HEAP:-512m}}"
 exec java -Xms"$heap" -Xmx"$heap" -Xss512k \\
