@@ -1,5 +1,6 @@
 """Sections about single cells: stacked per-group throughput of isolation experiments
-(004, Fig. 2–4) and per-cell time series shown on demand.
+(004, Fig. 2–4) and per-cell time series shown on demand, with the fault events the
+runner recorded for that repetition (a node stopped, restarted, healed) marked.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import pandas as pd
 from contio.report import figures
 from contio.report.experiment import NO_CONTROLS, Experiment, group_label, groups
 from contio.report.page import Section, details, figure
-from contio.report.raw_documents import cell_time_series, events_during, read_events
+from contio.report.raw_documents import cell_time_series, repetition_events
 
 MAX_FIGURES = 40
 MAX_TIME_SERIES = 60
@@ -52,13 +53,18 @@ def isolation_section(exp: Experiment) -> Section:
     return section
 
 
+def _outside_note(events: list[tuple[float, str]], length: float) -> str:
+    """Events of the repetition that fell outside its run (a restart done after it)."""
+    outside = [f"{text} at {second:.1f} s" for second, text in events if not 0 <= second <= length]
+    return f"; outside the {length:.0f} s run: {', '.join(outside)}" if outside else ""
+
+
 def time_series_section(exp: Experiment) -> Section:
     """Per cell, ops/s and p99 per second of its last completed repetition, in <details>."""
     section = Section("time-series", "Time series per cell")
     done = exp.done()
     if done.empty:
         return section
-    events = read_events(exp.folder)
     ok = exp.runs[exp.runs["status"] == "ok"]
     for _, cell in done.head(MAX_TIME_SERIES).iterrows():
         mine = ok[ok["cell_key"] == cell["cell_key"]]
@@ -71,20 +77,16 @@ def time_series_section(exp: Experiment) -> Section:
         series = cell_time_series(exp.folder, phases)
         if series.empty:
             continue
-        marks = events_during(events, phases, float(series["second"].max()))
+        length = float(series["second"].max())
+        events = repetition_events(exp.folder, phases)
+        marks = [(s, text) for s, text in events if 0 <= s <= length]
         svg = figures.time_series(series, events=marks, title=str(cell["label"]))
         summary = f"cell {cell['cell_index']}: {cell['label']} (repetition {repetition})"
-        section.blocks.append(
-            details(
-                summary,
-                figure(
-                    svg,
-                    "time-series",
-                    "ops/s summed over containers; p99 of the slowest "
-                    "operation type and container in each second",
-                ),
-            )
+        caption = (
+            "ops/s summed over containers; p99 of the slowest operation type and container "
+            "in each second" + _outside_note(events, length)
         )
+        section.blocks.append(details(summary, figure(svg, "time-series", caption)))
     if len(done) > MAX_TIME_SERIES and section.blocks:
         section.intro = f"The first {MAX_TIME_SERIES} cells of {len(done)}."
     return section
