@@ -133,3 +133,15 @@ def test_node_stop_events_need_a_gluster_level_and_a_restart_after_the_stop():
     ]
     [order] = problems(BASE + event.replace("restart_at: 4", "restart_at: 1"))
     assert order.startswith("events[0]") and "must be later than 'at'" in order
+
+
+def test_the_analysis_section_names_a_test_and_a_backend_level():
+    spec = parse_spec_text(BASE + "analysis: {t_test: paired, baseline: b}\n", "f.yaml", Path.cwd())
+    assert (spec.analysis.t_test, spec.analysis.baseline) == ("paired", "b")
+    default = parse_spec_text(BASE, "f.yaml", Path.cwd()).analysis
+    assert (default.t_test, default.baseline) == ("welch", None)
+    found = problems(BASE + "analysis: {t_test: student, baseline: c, alpha: 0.01}\n")
+    assert "analysis.t_test: 'student' is not allowed; allowed: welch or paired" in found
+    assert "analysis.alpha: unknown key; allowed keys here: t_test, baseline" in found
+    found = problems(BASE + "analysis: {baseline: c}\n")
+    assert found == ["analysis.baseline: 'c' is not a backend level; allowed: a, b"]

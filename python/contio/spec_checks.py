@@ -49,6 +49,7 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
     problems += _check_stop(spec)
     problems += _check_cell_lists(spec)
     problems += _check_events(spec)
+    problems += _check_analysis(spec)
     if spec.drop_caches and os.geteuid() != 0:
         problems.append(
             SpecError(
@@ -58,6 +59,18 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
             )
         )
     return problems
+
+
+def _check_analysis(spec: ExperimentSpec) -> list[SpecError]:
+    """The baseline of the comparisons must be one of the spec's backend levels."""
+    baseline = spec.analysis.baseline
+    levels = spec.factors.backend or list(spec.backend_definitions())
+    if baseline is None or baseline in levels:
+        return []
+    return [
+        SpecError("analysis.baseline", f"{baseline!r} is not a backend level; allowed: "
+                  + ", ".join(levels))
+    ]  # fmt: skip
 
 
 def _check_events(spec: ExperimentSpec) -> list[SpecError]:

@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
 from report_fixtures import results_folder
+from scipy import stats as scipy_stats
 
+from contio.report.backend_sections import backend_tests_section
 from contio.report.conclusions import backend_differences, headlines, warnings
 from contio.report.experiment import Experiment, cell_table
 from contio.report.scaling_sections import mix_results, scaling_results, scaling_section
@@ -25,6 +28,31 @@ def test_backend_headlines_state_each_backend_against_the_first(tmp_path):
     assert len(sentences) == 4 and all(" than local for workload=" in s for s in sentences)
 
 
+def test_the_spec_names_the_baseline_and_a_paired_test(tmp_path):
+    folder = results_folder("backends", tmp_path)
+    spec = json.loads((folder / "spec.json").read_text())
+    spec["analysis"] = {"t_test": "paired", "baseline": "<script>alert(1)</script>"}
+    (folder / "spec.json").write_text(json.dumps(spec))
+    exp = Experiment.read(folder)
+    diffs = backend_differences(exp)
+    assert len(diffs) == 4
+    cells = exp.cells.set_index(["backend", "workload", "threads"])
+    for diff, context in diffs:
+        assert (diff.level, diff.baseline) == ("local", "<script>alert(1)</script>")
+        assert diff.method == "fieller-paired"
+        workload, threads = (part.split("=")[1] for part in context[4:].split(" · "))
+        a, b = (cells.loc[(backend, workload, int(threads))]
+                for backend in ("local", "<script>alert(1)</script>"))  # fmt: skip
+        # Repetition i of one backend against repetition i of the other.
+        assert a["sample_repetitions"] == b["sample_repetitions"] == (1, 2, 3)
+        assert diff.p == pytest.approx(scipy_stats.ttest_rel(a["samples"], b["samples"]).pvalue)
+    assert all(" than &lt;script&gt;" in s or " than <script>" in s for s in headlines(exp, [], []))
+    html = "".join(backend_tests_section(exp).blocks)
+    assert "paired t-tests of each backend minus the baseline (the spec&#x27;s baseline)" in html
+    assert "paired, n = 3" in html and "Welch" not in html
+    assert "local - &lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
 def test_scaling_and_mix_headlines(tmp_path):
     exp = Experiment.read(results_folder("scaling", tmp_path))
     scaling, mixes = scaling_results(exp), mix_results(exp)
@@ -39,6 +67,19 @@ def test_skipped_cells_are_warned_with_their_reason(tmp_path):
     exp = Experiment.read(results_folder("isolation", tmp_path))
     (warning,) = warnings(exp)
     assert "io_controls=throttle-1" in warning and "contio.qos" in warning
+
+
+def test_failed_cells_are_warned_with_the_reason_the_runner_recorded(tmp_path):
+    folder = results_folder("backends", tmp_path)
+    reason = "database container c1 (redis) exited with code 137 during the run phase"
+    db = sqlite3.connect(folder / "index.sqlite")  # as the runner records a failed cell
+    db.execute("UPDATE cells SET status = 'failed', reason = ? WHERE cell_index = 3", (reason,))
+    db.commit()
+    db.close()
+    exp = Experiment.read(folder)
+    [found] = warnings(exp)
+    assert found.startswith("cell 3 (") and found.endswith(f") failed: {reason}")
+    assert "did not finish" not in found
 
 
 def test_a_ci_wider_than_the_adaptive_rule_asked_is_warned(tmp_path):

@@ -1,12 +1,13 @@
 """The report's headline conclusions and warnings, as sentences from the statistics.
 
-Headlines: each backend against the first one (relative difference with Fieller
-interval and Welch p, `contio.stats.relative_sentence`), the saturation point and
+Headlines: each backend against the baseline (the spec's `analysis.baseline`, else the
+first backend; relative difference with its Fieller interval and p, paired or Welch as
+`analysis.t_test` says, `contio.stats.relative_sentence`), the saturation point and
 valley of each scaling series, degradation and fairness of each mix. Significant
 differences come first, largest first.
 
-Warnings: cells that did not finish (skipped with their reason, failed operations,
-never run), confidence intervals wider than the adaptive rule asked, and block I/O
+Warnings: cells that did not finish (skipped or failed, with the reason the runner
+recorded; never run or interrupted), failed operations, confidence intervals wider than the adaptive rule asked, and block I/O
 groups applied through cgroup v1, which does not throttle buffered writeback.
 """
 
@@ -14,12 +15,11 @@ from __future__ import annotations
 
 import math
 
-from contio.errors import StatisticsInputError
-from contio.report.experiment import NO_CONTROLS, Experiment, group_label, groups
+from contio.backend_comparison import ComparedCell, compare_backends
+from contio.report.experiment import NO_CONTROLS, Experiment, group_label
 from contio.report.scaling_sections import MixResult, ScalingResult
 from contio.stats import (
     RelativeDifference,
-    against_baseline,
     degradation_sentence,
     fairness_sentence,
     relative_sentence,
@@ -31,23 +31,21 @@ MAX_HEADLINES = 12
 
 
 def backend_differences(exp: Experiment) -> list[tuple[RelativeDifference, str]]:
-    """Every backend against the first, per group of the other varying factors."""
+    """Every backend against the baseline, per group of the other varying factors."""
     done = exp.done()
     if done.empty or "backend" not in exp.varying(done):
         return []
-    others = [f for f in exp.varying(done) if f != "backend"]
+    cells = [
+        ComparedCell(
+            {f: row[f] for f in exp.factors if f in row},
+            dict(zip(row["sample_repetitions"], row["samples"])),
+        )
+        for _, row in done.iterrows()
+    ]
     found = []
-    for levels, part in groups(done, others):
-        samples = {str(b): list(s) for b, s in zip(part["backend"], part["samples"]) if s}
-        baseline = str(part["backend"].iloc[0])
-        if baseline not in samples or len(samples) < 2:
-            continue
-        context = f"for {group_label(levels, others)}" if others else ""
-        try:
-            diffs = against_baseline(samples, baseline)
-        except StatisticsInputError:
-            continue
-        found += [(d, context) for d in diffs.values()]
+    for item in compare_backends(cells, exp.analysis):
+        context = f"for {group_label(item.group, list(item.group))}" if item.group else ""
+        found.append((item.relative, context))
     return found
 
 
@@ -80,6 +78,8 @@ def warnings(exp: Experiment) -> list[str]:
         where = f"cell {cell['cell_index']} ({cell['label']})"
         if cell["status"] == "skipped":
             found.append(f"{where} was skipped: {cell['reason'] or 'no reason recorded'}")
+        elif cell["status"] == "failed":
+            found.append(f"{where} failed: {cell['reason'] or 'no reason recorded'}")
         elif cell["status"] != "done":
             found.append(f"{where} did not finish (status {cell['status']})")
         if cell["failed_operations"]:
