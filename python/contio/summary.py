@@ -3,7 +3,7 @@
 Throughput: per repetition, the steady ops/s (warm-up left out) summed over the cell's
 containers; over repetitions, mean ± 95% confidence half-width (Student t). Latency:
 p95 and p99 per repetition and container over all operation types (merged
-histograms, see `contio.latency`), averaged. Skipped cells keep their reason.
+histograms, warm-up left out: see `contio.steady_state`), averaged. Skipped cells keep their reason.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from contio.stats import ConfidenceInterval, confidence_interval, mean, stdev
 
 LATENCY_AGGREGATION = (
     "p95/p99: per repetition and container over all operation types (merged HDR "
-    "histograms), mean over them"
+    "histograms; with a warm-up, less its seconds' estimated share), mean over them"
 )
 
 

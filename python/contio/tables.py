@@ -48,7 +48,7 @@ def results_table(summaries: list[CellSummary]) -> Table:
             "ops/s: per repetition the sum over containers, warm-up left out; mean ± 95% "
             f"confidence half-width (Student t over repetitions).\n{LATENCY_AGGREGATION}."
             + (
-                "\nMiB/s, IOPS (file workloads): the engine's over each run, summed over "
+                "\nMiB/s, IOPS (file workloads): per run after the warm-up, summed over "
                 "containers, mean over repetitions."
                 if any(s.file_io for s in summaries)
                 else ""

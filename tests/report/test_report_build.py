@@ -124,13 +124,18 @@ def test_scaling_report_marks_saturation_and_compares_mixes(tmp_path):
     assert "of its standalone throughput in read+write" in text
 
 
-def test_isolation_report_stacks_groups_and_warns_of_skipped_cells(tmp_path):
+def test_isolation_report_stacks_the_groups_bandwidth_with_their_targets(tmp_path):
+    # Recorded with contio.qos applying the controls for real (cgroup v1, a loop device).
     seen, dom = view("isolation", tmp_path)
     assert seen.console == []
-    assert dom.charts == {"stacked-bandwidth": 1, "time-series": 1}
+    # Writers (none, throttle-2) and readers (none, weights-50-25-25): a chart each.
+    assert dom.charts == {"stacked-bandwidth": 2, "time-series": 4}
     text = "".join(dom.text)
-    assert "Warnings" in text
-    assert "io_controls=throttle-1 · threads=1) was skipped: " in text
+    assert "read + written (MiB/s)" in text  # the axis: MB/s as 004's Figures 2-4
+    assert "≤ 2.0 MiB/s" in text  # the throttled group's limit, marked
+    assert all(f"w {w}: {share}%" in text for w, share in ((50, 50), (25, 25)))
+    # The real run applied its groups through cgroup v1: the writeback warning.
+    assert "cgroup v1 does not throttle buffered writeback" in text
 
 
 def test_sections_without_data_are_left_out(tmp_path):

@@ -64,9 +64,18 @@ def test_scaling_and_mix_headlines(tmp_path):
 
 
 def test_skipped_cells_are_warned_with_their_reason(tmp_path):
-    exp = Experiment.read(results_folder("isolation", tmp_path))
-    (warning,) = warnings(exp)
-    assert "io_controls=throttle-1" in warning and "contio.qos" in warning
+    folder = results_folder("isolation", tmp_path)
+    reason = "io_controls: the bfq scheduler is not available on loop7 (available: none)"
+    db = sqlite3.connect(folder / "index.sqlite")  # as the runner records a skipped cell
+    db.execute("UPDATE cells SET status = 'skipped', reason = ? WHERE cell_index = 4", (reason,))
+    db.execute(
+        "DELETE FROM phases WHERE cell_key = (SELECT cell_key FROM cells WHERE cell_index = 4)"
+    )
+    db.commit()
+    db.close()
+    found = [w for w in warnings(Experiment.read(folder)) if "skipped" in w]
+    where = "cell 4 (backend=disk · workload=read · containers=3 · io_controls=weights-50-25-25"
+    assert found == [f"{where} · threads=1) was skipped: {reason}"]
 
 
 def test_failed_cells_are_warned_with_the_reason_the_runner_recorded(tmp_path):
@@ -92,16 +101,15 @@ def test_a_ci_wider_than_the_adaptive_rule_asked_is_warned(tmp_path):
 
 
 def test_io_groups_under_cgroup_v1_warn_that_writeback_is_not_throttled(tmp_path):
-    folder = results_folder("isolation", tmp_path)
-    assert not any("writeback" in w for w in warnings(Experiment.read(folder)))
-    db = sqlite3.connect(folder / "index.sqlite")  # as a run with contio.qos would record it
-    db.execute("UPDATE meta SET value = ? WHERE key = 'io_mechanism.session1'",
-               (json.dumps("cgroup-v1 blkio.throttle"),))  # fmt: skip
-    db.execute("UPDATE cells SET levels = replace(levels, '\"none\"', '\"throttle-1\"')")
+    folder = results_folder("isolation", tmp_path)  # a real run under cgroup v1
+    assert any("cgroup v1 does not throttle buffered writeback" in w
+               for w in warnings(Experiment.read(folder)))  # fmt: skip
+    db = sqlite3.connect(folder / "index.sqlite")  # as a cgroup v2 host would record it
+    db.execute("UPDATE meta SET value = ? WHERE key LIKE 'io_mechanism.%'",
+               (json.dumps("cgroup-v2 io (io.max, io.bfq.weight with BFQ or io.weight)"),))  # fmt: skip
     db.commit()
     db.close()
-    found = warnings(Experiment.read(folder))
-    assert any("cgroup v1 does not throttle buffered writeback" in w for w in found)
+    assert not any("writeback" in w for w in warnings(Experiment.read(folder)))
 
 
 def test_utilization_recorded_with_the_runs_is_drawn_beside_scaling(tmp_path):

@@ -132,7 +132,6 @@ def backend_tests_section(exp: Experiment) -> Section:
         )
     section.intro = (
         f"Rows in bold are significant at 5%. Test: {analysis.test_name} (the spec's "
-        "analysis.t_test). reads/s and writes/s count whole run phases (warm-up "
-        "included); ops/s leaves the warm-up out."
+        "analysis.t_test). ops/s, reads/s and writes/s leave the warm-up out."
     )
     return section

@@ -1,7 +1,7 @@
 """What the report reads from the engine's raw result documents beyond the index.
 
-- reads/s and writes/s per run phase (002 reports reads and writes apart), from
-  `operations_by_type` counts over the phase's runtime;
+- reads/s and writes/s per run phase (002 reports reads and writes apart), from the
+  per-second counts after the warm-up (as ops/s);
 - a cell's per-second time series (ops/s summed over its containers, p99 latency);
 - the fault events the runner recorded for a repetition (`events.json` beside its
   engine documents: a node stopped, restarted, healed), placed on that series.
@@ -18,6 +18,7 @@ import pandas as pd
 
 from contio.engine_result import read_result
 from contio.errors import ContioError
+from contio.steady_state import steady_window, type_count
 
 READ_TYPES = ("READ", "SCAN")
 WRITE_TYPES = ("UPDATE", "INSERT", "DELETE", "WRITE")
@@ -29,21 +30,28 @@ MIN_PARTIAL_SECOND = 0.25
 def operation_rates(folder: Path, runs: pd.DataFrame) -> pd.DataFrame:
     """`runs` with `reads_per_sec` and `writes_per_sec` added (NaN where a document is gone).
 
-    Rates are whole-phase counts over the runtime (warm-up included). A
-    read-modify-write counts under READ and UPDATE, as the engine times it.
+    Rates leave out the warm-up the phase's ops/s left out (`warmup_excluded_s`):
+    per-second counts after it over the time after it. A read-modify-write counts
+    under READ and UPDATE, as the engine times it.
     """
     reads, writes = [], []
-    for raw in runs["raw_json"]:
+    skipped = runs["warmup_excluded_s"] if "warmup_excluded_s" in runs else [0.0] * len(runs)
+    for raw, warmup in zip(runs["raw_json"], skipped):
         try:
             doc = read_result(folder / raw)
         except ContioError:
             reads.append(float("nan"))
             writes.append(float("nan"))
             continue
-        seconds = doc.runtime_ms / 1000 or float("nan")
-        by_type = doc.operations_by_type
-        reads.append(sum(by_type[t].count for t in READ_TYPES if t in by_type) / seconds)
-        writes.append(sum(by_type[t].count for t in WRITE_TYPES if t in by_type) / seconds)
+        window = steady_window(doc, float(warmup or 0.0))
+        if window is None:
+            seconds = doc.runtime_ms / 1000 or float("nan")
+            by_type = doc.operations_by_type
+            reads.append(sum(by_type[t].count for t in READ_TYPES if t in by_type) / seconds)
+            writes.append(sum(by_type[t].count for t in WRITE_TYPES if t in by_type) / seconds)
+        else:
+            reads.append(type_count(window.entries, READ_TYPES) / window.seconds)
+            writes.append(type_count(window.entries, WRITE_TYPES) / window.seconds)
     return runs.assign(reads_per_sec=reads, writes_per_sec=writes)
 
 
