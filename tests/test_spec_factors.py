@@ -10,6 +10,7 @@ import pytest
 
 from contio.errors import InvalidSpecError
 from contio.spec import parse_spec_text
+from contio.spec_checks import run_problems
 
 BASE = """
 name: f
@@ -111,11 +112,13 @@ def test_errors_from_a_profile_say_which_profile():
         parse_spec_text(text, "f.yaml", Path.cwd(), "tiny")
 
 
-def test_drop_caches_needs_root(monkeypatch):
+def test_drop_caches_needs_root_to_run_but_not_to_be_read(monkeypatch):
     # The test machine runs as root; a non-root user is simulated (it cannot be had here).
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    [found] = problems(BASE + "drop_caches: true\n")
-    assert found.startswith("drop_caches: needs root to write /proc/sys/vm/drop_caches")
+    spec = parse_spec_text(BASE + "drop_caches: true\n", "f.yaml", Path.cwd())
+    [found] = run_problems(spec)
+    assert str(found).startswith("drop_caches: needs root to write /proc/sys/vm/drop_caches")
+    assert run_problems(parse_spec_text(BASE, "f.yaml", Path.cwd())) == []
 
 
 def test_unknown_workload_kinds_are_named():

@@ -23,7 +23,13 @@ from pathlib import Path
 
 from contio.backend_levels import BackendPool
 from contio.engine import engine_version, find_engine, interpret_exit, run_engine
-from contio.errors import BackendUnavailableError, EngineError, EngineUsageError, FileWorkloadError
+from contio.errors import (
+    BackendUnavailableError,
+    EngineError,
+    EngineUsageError,
+    FileWorkloadError,
+    InvalidSpecError,
+)
 from contio.executors import RUNTIMES
 from contio.executors.base import CellExecutor, ContainerPhase
 from contio.file_kinds import EngineCall
@@ -40,6 +46,7 @@ from contio.results_index import ResultsIndex
 from contio.run_identity import check_resumable, spec_fingerprint
 from contio.runtime.signals import interrupts_raise
 from contio.spec import ExperimentSpec
+from contio.spec_checks import run_problems
 from contio.stopping import wants_another
 from contio.summary import CellSummary, summarize
 from contio.targets.engine_targets import TARGETS
@@ -94,6 +101,9 @@ class Runner:
         with interrupts_raise():
             if self.resume is not None:
                 check_resumable(self.resume, self.spec, self.profile)
+            problems = run_problems(self.spec)
+            if problems:
+                raise InvalidSpecError(self.spec.name, problems)
             self.check_with_engine()
             folder, index = self._open_results()
             try:
