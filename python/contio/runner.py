@@ -36,7 +36,7 @@ from contio.file_kinds import EngineCall
 from contio.gluster.faults import FaultSchedule
 from contio.host import describe_host
 from contio.io_controls import IoController, process_controller
-from contio.io_groups import device_of
+from contio.io_groups import backend_location, device_of
 from contio.matrix import Cell, Member, expand
 from contio.page_cache import drop_page_cache
 from contio.phases import LoadedData, needs_load
@@ -227,9 +227,16 @@ class Runner:
         reason = self._skip_reason(cell)
         if reason is None:
             try:
-                self.pool.get(cell.level["backend"])
+                backend = self.pool.get(cell.level["backend"])
             except BackendUnavailableError as exc:
                 reason = f"backend {cell.level['backend']!r} is unavailable: {exc}"
+            else:
+                # With the backend there, the disk the controls apply to is known: a
+                # weight without BFQ (cgroup v1) skips the cell before it starts.
+                controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
+                if controls is not None:
+                    device = device_of(controls, backend_location(backend))
+                    reason = self.io.unavailable_reason(controls, device=device)
         if reason is not None:
             index.set_cell_status(cell.key, "skipped", reason)
             progress.cell_skipped(cell, reason)
