@@ -17,6 +17,7 @@ from contio.matrix import expand
 from contio.plan import estimates
 from contio.progress import RunProgress
 from contio.spec import parse_spec_text
+from contio.stopping import repetitions_for
 
 SPEC = """
 name: p
@@ -91,3 +92,20 @@ def test_the_live_line_shows_cell_repetition_ci_and_ops_per_second_so_far(clock)
         assert f"CI ±{ci:.1f}%" in task.description
         shown.cell_done(cells[1])
         assert task.completed == 1 and task.fields["eta"].startswith("ETA ")
+
+
+def test_an_adaptive_cell_shows_how_many_repetitions_its_spread_needs(clock):
+    text = SPEC.replace(
+        "stop: {rule: fixed-time, seconds: 10, repetitions: 3}",
+        "stop: {rule: adaptive, seconds: 10, ci_target: 0.02, max_repetitions: 30}",
+    )
+    spec = parse_spec_text(text, "p.yaml", Path.cwd())
+    cells = expand(spec)
+    shown = RunProgress(cells, spec, Console(file=io.StringIO(), force_terminal=True, width=300))
+    with shown:
+        shown.start_repetition(cells[0], 4, [100.0, 108.0, 95.0])
+        shown.start_phase(cells[0], 4, "run")
+        [task] = shown._progress.tasks
+        needed = repetitions_for([100.0, 108.0, 95.0], 0.02)
+        assert f"(≈ {needed} reps for ±2%)" in task.description
+        assert "rep 4 (until ±2%, 3–30)" in task.description

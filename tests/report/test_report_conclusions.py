@@ -124,3 +124,15 @@ def test_utilization_recorded_with_the_runs_is_drawn_beside_scaling(tmp_path):
     assert set(exp.cells["disk_percent"]) == {12.5}
     drawn = scaling_section(exp, scaling_results(exp))
     assert all("utilization (%)" in block for block in drawn.blocks)
+
+
+def test_run_phases_too_short_to_mean_steady_throughput_are_warned(tmp_path):
+    folder = results_folder("backends", tmp_path)  # 1 s run phases: nothing to say
+    assert not any("mostly measures their start" in w for w in warnings(Experiment.read(folder)))
+    db = sqlite3.connect(folder / "index.sqlite")  # as 20,000-operation phases would record
+    db.execute("UPDATE phases SET runtime_ms = 140.0 WHERE cell_key = "
+               "(SELECT cell_key FROM cells WHERE cell_index = 1)")  # fmt: skip
+    db.commit()
+    db.close()
+    [found] = [w for w in warnings(Experiment.read(folder)) if "mostly measures" in w]
+    assert found.startswith("cell 1 (") and "lasted 0.14 s (median)" in found

@@ -26,6 +26,7 @@ from contio.stats import (
     saturation_sentence,
     valley_sentence,
 )
+from contio.stopping import repetitions_for
 
 MAX_HEADLINES = 12
 
@@ -71,6 +72,29 @@ def headlines(exp: Experiment, scaling: list[ScalingResult], mixes: list[MixResu
     return [text[:1].upper() + text[1:] for _, text in ranked[:MAX_HEADLINES]]
 
 
+SHORT_PHASE_S = 0.5
+"""Run phases shorter than this mostly measure their own start (see docs/benchmarks.md)."""
+
+
+def _short_phases(exp: Experiment) -> list[str]:
+    """Cells whose run phases were too short for their ops/s to mean steady throughput."""
+    if exp.runs.empty or "runtime_ms" not in exp.runs:
+        return []
+    ok = exp.runs[exp.runs["status"] == "ok"]
+    found = []
+    for key, runtimes in ok.groupby("cell_key")["runtime_ms"]:
+        median = float(runtimes.median()) / 1000
+        if median < SHORT_PHASE_S:
+            cell = exp.cells[exp.cells["cell_key"] == key].iloc[0]
+            found.append(
+                f"cell {cell['cell_index']} ({cell['label']}): its run phases lasted "
+                f"{median:.2f} s (median); ops/s of phases this short mostly measures their "
+                "start (target open, cold caches, the load's compactions): lengthen them "
+                "(stop: operations or seconds) and leave a warm-up out"
+            )
+    return found
+
+
 def warnings(exp: Experiment) -> list[str]:
     """What a reader must know before trusting the figures."""
     found = []
@@ -84,6 +108,7 @@ def warnings(exp: Experiment) -> list[str]:
             found.append(f"{where} did not finish (status {cell['status']})")
         if cell["failed_operations"]:
             found.append(f"{where}: {cell['failed_operations']} operations failed")
+    found += _short_phases(exp)
     failed = exp.runs[exp.runs["status"] != "ok"] if not exp.runs.empty else exp.runs
     if not failed.empty:
         found.append(f"{len(failed)} run phases ended without status ok (left out)")
@@ -93,9 +118,14 @@ def warnings(exp: Experiment) -> list[str]:
         for _, cell in exp.done().iterrows():
             relative = cell["half_width"] / cell["mean"] if cell["mean"] else math.nan
             if math.isfinite(relative) and relative > target:
+                needed = repetitions_for(list(cell["samples"]), target)
+                more = (
+                    f"; about {needed} repetitions of this spread would reach it" if needed else ""
+                )
                 found.append(
                     f"cell {cell['cell_index']} ({cell['label']}): 95% CI ± {relative:.1%} of "
-                    f"the mean, wider than the ± {target:.1%} asked (max_repetitions reached)"
+                    f"the mean, wider than the ± {target:.1%} asked (max_repetitions reached"
+                    f"{more})"
                 )
     controlled = "io_controls" in exp.cells and (
         (exp.done()["io_controls"].astype(str) != NO_CONTROLS).any()
