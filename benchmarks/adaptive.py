@@ -174,6 +174,14 @@ def _compare(report: Report, case: str, fixed: Timeline, adaptive: Timeline) -> 
                 contio=a_paper[0] if a_paper else None,
                 peer=fixed.ended_at[PAPER_REPETITIONS - 1])
         )  # fmt: skip
+        # The stopping rule alone: the same 100,000-operation repetitions, stopped as soon
+        # as they reach the paper's width (the fixed run's own timeline).
+        same = fixed.time_to(paper)
+        report.rows.append(
+            Row(case=case, metric=f"  … adaptive rule on {FIXED_OPERATIONS:,}-op repetitions",
+                unit="s", contio=same[0] if same else None,
+                peer=fixed.ended_at[PAPER_REPETITIONS - 1])
+        )  # fmt: skip
     report.rows.append(
         Row(case=case, metric="CI width at stop", unit="%",
             contio=100 * adaptive.final_width, peer=100 * fixed.final_width)
