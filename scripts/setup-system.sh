@@ -21,6 +21,13 @@ if ((${#missing[@]})); then
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# BFQ, the I/O scheduler block I/O weights need (cgroup v1 blkio.bfq.weight_device,
+# v2 io.bfq.weight); a module on most kernels. Best effort: without it, cells with
+# weights are skipped on cgroup v1 (v2 falls back to io.weight) with the reason.
+if [[ $(id -u) -eq 0 ]] && ! grep -qw bfq /sys/block/*/queue/scheduler 2>/dev/null; then
+    modprobe bfq 2>/dev/null || echo "setup: could not load the bfq module; block I/O weights need it" >&2
+fi
+
 if ! command -v cargo >/dev/null; then
     echo "setup: cargo not found; install Rust (rustup) first" >&2
     exit 2

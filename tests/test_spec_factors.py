@@ -10,6 +10,7 @@ import pytest
 
 from contio.errors import InvalidSpecError
 from contio.spec import parse_spec_text
+from contio.spec_checks import run_problems
 
 BASE = """
 name: f
@@ -111,11 +112,13 @@ def test_errors_from_a_profile_say_which_profile():
         parse_spec_text(text, "f.yaml", Path.cwd(), "tiny")
 
 
-def test_drop_caches_needs_root(monkeypatch):
+def test_drop_caches_needs_root_to_run_but_not_to_be_read(monkeypatch):
     # The test machine runs as root; a non-root user is simulated (it cannot be had here).
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    [found] = problems(BASE + "drop_caches: true\n")
-    assert found.startswith("drop_caches: needs root to write /proc/sys/vm/drop_caches")
+    spec = parse_spec_text(BASE + "drop_caches: true\n", "f.yaml", Path.cwd())
+    [found] = run_problems(spec)
+    assert str(found).startswith("drop_caches: needs root to write /proc/sys/vm/drop_caches")
+    assert run_problems(parse_spec_text(BASE, "f.yaml", Path.cwd())) == []
 
 
 def test_unknown_workload_kinds_are_named():
@@ -133,3 +136,15 @@ def test_node_stop_events_need_a_gluster_level_and_a_restart_after_the_stop():
     ]
     [order] = problems(BASE + event.replace("restart_at: 4", "restart_at: 1"))
     assert order.startswith("events[0]") and "must be later than 'at'" in order
+
+
+def test_the_analysis_section_names_a_test_and_a_backend_level():
+    spec = parse_spec_text(BASE + "analysis: {t_test: paired, baseline: b}\n", "f.yaml", Path.cwd())
+    assert (spec.analysis.t_test, spec.analysis.baseline) == ("paired", "b")
+    default = parse_spec_text(BASE, "f.yaml", Path.cwd()).analysis
+    assert (default.t_test, default.baseline) == ("welch", None)
+    found = problems(BASE + "analysis: {t_test: student, baseline: c, alpha: 0.01}\n")
+    assert "analysis.t_test: 'student' is not allowed; allowed: welch or paired" in found
+    assert "analysis.alpha: unknown key; allowed keys here: t_test, baseline" in found
+    found = problems(BASE + "analysis: {baseline: c}\n")
+    assert found == ["analysis.baseline: 'c' is not a backend level; allowed: a, b"]

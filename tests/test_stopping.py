@@ -56,3 +56,23 @@ def test_a_phase_shorter_than_its_warm_up_is_taken_whole_and_says_so():
     steady = steady_throughput(result, warmup_seconds=1)
     assert steady.warmup_excluded_s == 0
     assert steady.ops_per_sec == pytest.approx(result.throughput_ops_per_sec)
+
+
+def test_the_repetitions_a_spread_needs_are_the_first_n_whose_interval_is_narrow_enough():
+    from scipy import stats as scipy_stats
+
+    from contio.stats import mean as mean_of
+    from contio.stats import stdev
+    from contio.stopping import repetitions_for
+
+    seen = [100.0, 108.0, 95.0, 103.0, 99.0]  # s ≈ 4.8% of the mean
+    n = repetitions_for(seen, 0.02)
+    ratio = stdev(seen) / (0.02 * mean_of(seen))
+
+    def within(k: int) -> bool:
+        return scipy_stats.t.ppf(0.975, k - 1) * ratio <= k**0.5
+
+    assert within(n) and not within(n - 1)
+    assert 20 < n < 40
+    assert repetitions_for([100.0], 0.02) is None
+    assert repetitions_for([100.0, 100.0], 0.02) == 2  # no spread: two already suffice

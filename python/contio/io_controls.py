@@ -23,8 +23,9 @@ class IoController(Protocol):
     mechanism: str
     """How limits are applied (`cgroup-v1 blkio.throttle`, …), recorded with the results."""
 
-    def unavailable_reason(self, controls: IoControlSet) -> str | None:
-        """None if `controls` can be applied on this host, else why not."""
+    def unavailable_reason(self, controls: IoControlSet, device: str | None = None) -> str | None:
+        """None if `controls` can be applied on this host (to `device`, a device node or
+        a path on the disk, when known), else why not."""
         ...
 
     def prepare(
@@ -52,7 +53,7 @@ class NoIoController:
     def __init__(self, reason: str):
         self.reason = reason
 
-    def unavailable_reason(self, controls: IoControlSet) -> str | None:
+    def unavailable_reason(self, controls: IoControlSet, device: str | None = None) -> str | None:
         return None if controls.empty else self.reason
 
     def prepare(

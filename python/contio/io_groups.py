@@ -1,5 +1,10 @@
 """Block I/O groups of a run on top of `contio.qos`: one cgroup per container position.
 
+Whether a cell's groups can be had is checked before the cell starts
+(`unavailable_reason`, with the disk they apply to): no root, no blkio/io hierarchy, a
+path off any local disk, or a weight without BFQ under cgroup v1 skip the cell with the
+reason; cgroup v2 without BFQ weighs through io.weight (recorded per control).
+
 Paper 004's VNodes on one machine: container k of a cell runs in cgroup
 `<blkio root>/contio/<run>-g<k>` (v1; v2 `io` likewise), whose limits are the k-th
 group of the cell's `io_controls` level, on the block device of the container's data
@@ -22,6 +27,8 @@ from typing import Any
 from contio import qos
 from contio.errors import QosError
 from contio.qos.control_files import BUFFERED_WRITES_NOTE
+from contio.qos.controls import weight_mechanism
+from contio.qos.device import available_schedulers
 from contio.spec_parts import IoControlSet, IoGroupControls
 
 
@@ -57,11 +64,27 @@ class CgroupIoController:
     def note(self) -> str:
         return BUFFERED_WRITES_NOTE[self.version] if self.version else ""
 
-    def unavailable_reason(self, controls: IoControlSet) -> str | None:
-        """None when the groups can be made here (root, a blkio/io hierarchy)."""
+    def unavailable_reason(self, controls: IoControlSet, device: str | None = None) -> str | None:
+        """None when the groups can be made here: root, a blkio/io hierarchy, and — given
+        the `device` (or a path on it) the limits will apply to — a disk that takes them
+        (a weight needs BFQ on cgroup v1; v2 falls back to io.weight)."""
         if controls.empty:
             return None
-        return self._reason
+        if self._reason is not None or self.version is None:
+            return self._reason
+        limited = [g for g in controls.groups if not g.empty]
+        if not limited or device is None:
+            return None
+        try:
+            disk = qos.resolve(device)
+            schedulers = available_schedulers(disk)
+        except (QosError, OSError) as exc:
+            return f"io_controls: {exc}"
+        if any(g.weight is not None for g in limited):
+            _, why = weight_mechanism(self.version, schedulers)
+            if why is not None:
+                return f"io_controls on {disk.name}: {why}"
+        return None
 
     def prepare(
         self, group: IoGroupControls, device: str | None, position: int = 1
@@ -124,3 +147,15 @@ def device_of(controls: IoControlSet | None, data_dir: Path | None) -> str | Non
     if controls is not None and controls.device:
         return controls.device
     return str(data_dir) if data_dir is not None else None
+
+
+def backend_location(backend: object) -> Path | None:
+    """A path on the disk a provisioned backend keeps its data on (None: unknown)."""
+    data_root = getattr(backend, "data_root", None)
+    if callable(data_root):
+        try:
+            return Path(data_root())
+        except Exception:  # noqa: BLE001 - not provisioned the way this expects: unknown
+            return None
+    base = getattr(backend, "base", None)
+    return Path(base) if base is not None else None

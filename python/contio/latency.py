@@ -24,7 +24,8 @@ HOUSEKEEPING = frozenset({"INIT", "CLEANUP", "VERIFY"})
 UPPER_BOUND = "max-over-operation-types"
 
 # Wide enough for any latency the engine records (it tracks up to 60 s in µs).
-_LOWEST_US, _HIGHEST_US, _DIGITS = 1, 3_600_000_000, 3
+HISTOGRAM_RANGE = (1, 3_600_000_000, 3)
+"""Lowest and highest µs and significant digits of the histograms contio merges into."""
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ class PhaseLatency:
     source: str
 
 
-def _decode(encoded: str) -> HdrHistogram | None:
+def decode_histogram(encoded: str) -> HdrHistogram | None:
+    """An engine histogram (V2 compressed, base64); None when it does not decode."""
     try:
         base64.b64decode(encoded, validate=True)
         return HdrHistogram.decode(encoded)
@@ -49,9 +51,9 @@ def phase_latency(result: EngineResult, percentiles: Sequence[float] = (95, 99))
     stats = [s for name, s in result.operations_by_type.items() if name not in HOUSEKEEPING]
     if not stats:
         return PhaseLatency({k: float("nan") for k in keys}, MERGED)
-    merged = HdrHistogram(_LOWEST_US, _HIGHEST_US, _DIGITS)
+    merged = HdrHistogram(*HISTOGRAM_RANGE)
     for op in stats:
-        histogram = _decode(op.histogram) if op.histogram else None
+        histogram = decode_histogram(op.histogram) if op.histogram else None
         if histogram is None:
             return _upper_bound(result, percentiles, keys)
         merged.add(histogram)

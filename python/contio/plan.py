@@ -9,6 +9,7 @@ adaptive rule gives a range from its minimum to its maximum repetitions.
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
 
 from rich.console import Group
@@ -93,12 +94,25 @@ class Plan:
         values = estimates(self.cells, self.spec).values()
         return sum(v[0] for v in values), sum(v[1] for v in values)
 
+    def _controls_device(self, cell: Cell) -> str | None:
+        """What a cell's controls would apply to, where that is known before provisioning:
+        the level's `device`, or a local directory backend's base."""
+        controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
+        if controls is not None and controls.device:
+            return controls.device
+        definition = self.spec.backend_definitions()[cell.level["backend"]]
+        if definition.get("type", "local-dir") == "local-dir":
+            return str(definition.get("path") or tempfile.gettempdir())
+        return None  # the backend is made at run time: `contio run` checks its disk then
+
     def _runs_here(self, cell: Cell) -> str:
         definition = self.spec.backend_definitions()[cell.level["backend"]]
         if probe_unavailable(definition):
             return "skipped: backend unavailable"
         controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
-        if controls is not None and process_controller().unavailable_reason(controls):
+        if controls is not None and process_controller().unavailable_reason(
+            controls, device=self._controls_device(cell)
+        ):
             return "skipped: io controls unavailable"
         return "yes"
 

@@ -22,6 +22,7 @@ from contio.matrix import Cell
 from contio.plan import estimates
 from contio.spec import ExperimentSpec
 from contio.stats import confidence_interval
+from contio.stopping import projected_repetitions
 
 
 class RunProgress:
@@ -66,9 +67,13 @@ class RunProgress:
     def start_repetition(self, cell: Cell, repetition: int, throughputs: list[float]) -> None:
         """A repetition of `cell` begins; `throughputs` are the completed ones' ops/s."""
         ci = ""
+        stop = self._spec.stop
         if len(throughputs) >= 2:
-            interval = confidence_interval(throughputs, self._spec.stop.confidence)
+            interval = confidence_interval(throughputs, stop.confidence)
             ci = f" · CI ±{100 * interval.relative_half_width:.1f}%"
+            needed = projected_repetitions(stop, throughputs) if stop.adaptive else None
+            if needed is not None and needed > len(throughputs):
+                ci += f" (≈ {needed} reps for ±{100 * stop.ci_target:g}%)"
         self._current = (
             f"cell {cell.index}/{self._total} {cell.label} · rep {repetition}"
             f"{self._repetition_bound()}{ci}"

@@ -32,7 +32,7 @@ from typing import Any
 
 from contio.engine_result import EngineResult
 from contio.errors import ResultsFolderError
-from contio.latency import phase_latency
+from contio.steady_state import steady_io_rates, steady_latency
 from contio.stopping import steady_throughput
 
 REPETITIONS_CSV = "repetitions.csv"
@@ -44,8 +44,10 @@ BACKENDS_JSON = "backends.json"
 class PhaseRecord:
     """One phase (load or run) of one container in one repetition of one cell.
 
-    Units are in the names. `steady_ops_per_sec` leaves out the warm-up seconds (see
-    `contio.stopping`); the statistics use it.
+    Units are in the names. Every rate and percentile of a run phase leaves out the
+    warm-up seconds (`steady_ops_per_sec`: `contio.stopping`; p95/p99 and the file
+    I/O rates: `contio.steady_state`); `throughput_ops_per_sec` is the engine's own,
+    over the whole phase.
     """
 
     cell_key: str
@@ -67,12 +69,14 @@ class PhaseRecord:
     p95_latency_us: float
     p99_latency_us: float
     latency_source: str
-    """How p95/p99 span operation types (see `contio.latency`)."""
+    """How p95/p99 span operation types and leave the warm-up out (`contio.latency`,
+    `contio.steady_state`)."""
     started_at: str
     raw_json: str
     """Path of the engine's document, relative to the results folder."""
     reads_per_sec: float | None = None
-    """File workloads (sysbench, fio): read requests per second; None for YCSB phases."""
+    """File workloads (sysbench, fio): read requests per second after the warm-up; None
+    for YCSB phases."""
     writes_per_sec: float | None = None
     iops: float | None = None
     """Reads and writes per second (fsyncs left out), as fio's IOPS."""
@@ -87,9 +91,10 @@ class PhaseRecord:
         cls, result: EngineResult, *, warmup_seconds: float = 0.0, **fields: Any
     ) -> PhaseRecord:
         """A record of `result`; `fields` give the cell, repetition, container, paths."""
-        latency = phase_latency(result, (95, 99))
         phase = fields.pop("phase", result.phase)
-        steady = steady_throughput(result, warmup_seconds if phase == "run" else 0.0)
+        warmup = warmup_seconds if phase == "run" else 0.0
+        latency = steady_latency(result, warmup, (95, 99))
+        steady = steady_throughput(result, warmup)
         return cls(
             target=result.target,
             phase=phase,
@@ -105,24 +110,9 @@ class PhaseRecord:
             p99_latency_us=_or_nan(latency.percentiles["p99"]),
             latency_source=latency.source,
             started_at=result.started_at,
-            **_io_rates(result),
+            **steady_io_rates(result, warmup),
             **fields,
         )
-
-
-def _io_rates(result: EngineResult) -> dict[str, float]:
-    """The request and byte rates of a file workload's `io` object ({} for YCSB)."""
-    io = result.io
-    if not io:
-        return {}
-    reads, writes = float(io.get("reads_per_sec", 0.0)), float(io.get("writes_per_sec", 0.0))
-    return {
-        "reads_per_sec": reads,
-        "writes_per_sec": writes,
-        "iops": reads + writes,
-        "read_mib_per_sec": float(io.get("read_mib_per_sec", 0.0)),
-        "written_mib_per_sec": float(io.get("written_mib_per_sec", 0.0)),
-    }
 
 
 def _or_nan(value: float | None) -> float:

@@ -23,14 +23,20 @@ from pathlib import Path
 
 from contio.backend_levels import BackendPool
 from contio.engine import engine_version, find_engine, interpret_exit, run_engine
-from contio.errors import BackendUnavailableError, EngineError, EngineUsageError, FileWorkloadError
+from contio.errors import (
+    BackendUnavailableError,
+    EngineError,
+    EngineUsageError,
+    FileWorkloadError,
+    InvalidSpecError,
+)
 from contio.executors import RUNTIMES
 from contio.executors.base import CellExecutor, ContainerPhase
 from contio.file_kinds import EngineCall
 from contio.gluster.faults import FaultSchedule
 from contio.host import describe_host
 from contio.io_controls import IoController, process_controller
-from contio.io_groups import device_of
+from contio.io_groups import backend_location, device_of
 from contio.matrix import Cell, Member, expand
 from contio.page_cache import drop_page_cache
 from contio.phases import LoadedData, needs_load
@@ -40,6 +46,7 @@ from contio.results_index import ResultsIndex
 from contio.run_identity import check_resumable, spec_fingerprint
 from contio.runtime.signals import interrupts_raise
 from contio.spec import ExperimentSpec
+from contio.spec_checks import run_problems
 from contio.stopping import wants_another
 from contio.summary import CellSummary, summarize
 from contio.targets.engine_targets import TARGETS
@@ -94,6 +101,9 @@ class Runner:
         with interrupts_raise():
             if self.resume is not None:
                 check_resumable(self.resume, self.spec, self.profile)
+            problems = run_problems(self.spec)
+            if problems:
+                raise InvalidSpecError(self.spec.name, problems)
             self.check_with_engine()
             folder, index = self._open_results()
             try:
@@ -217,9 +227,16 @@ class Runner:
         reason = self._skip_reason(cell)
         if reason is None:
             try:
-                self.pool.get(cell.level["backend"])
+                backend = self.pool.get(cell.level["backend"])
             except BackendUnavailableError as exc:
                 reason = f"backend {cell.level['backend']!r} is unavailable: {exc}"
+            else:
+                # With the backend there, the disk the controls apply to is known: a
+                # weight without BFQ (cgroup v1) skips the cell before it starts.
+                controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
+                if controls is not None:
+                    device = device_of(controls, backend_location(backend))
+                    reason = self.io.unavailable_reason(controls, device=device)
         if reason is not None:
             index.set_cell_status(cell.key, "skipped", reason)
             progress.cell_skipped(cell, reason)

@@ -25,6 +25,7 @@ from pydantic_core import PydanticCustomError
 from contio.errors import InvalidSpecError, SpecError, UsageError
 from contio.gluster.faults import NodeStopEvent
 from contio.spec_parts import (
+    AnalysisSpec,
     Factors,
     IoControlSet,
     LoadPolicy,
@@ -118,6 +119,8 @@ class ExperimentSpec(SpecModel):
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Named overrides (`tiny`, `small`, `paper`), merged into the spec by `--profile`."""
     default_profile: str | None = None
+    analysis: AnalysisSpec = AnalysisSpec()
+    """How backends are compared: `{t_test: paired|welch, baseline: <backend level>}`."""
 
     @field_validator("targets", "threads", "workloads")
     @classmethod

@@ -1,5 +1,6 @@
 """Checks across the fields of a spec: names that must exist elsewhere in it, levels that
-cannot combine, backend options (through the backend registry), root for drop_caches.
+cannot combine, backend options (through the backend registry); and, for `contio run`
+only, what the machine must allow (root for drop_caches).
 
 Each problem is a `SpecError` naming the field path, collected so a user sees them all.
 """
@@ -49,15 +50,34 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
     problems += _check_stop(spec)
     problems += _check_cell_lists(spec)
     problems += _check_events(spec)
+    problems += _check_analysis(spec)
+    return problems
+
+
+def run_problems(spec: ExperimentSpec) -> list[SpecError]:
+    """What this machine must allow for the spec to run (checked by `contio run`, not by
+    `contio plan`, which may be run by anyone): root for `drop_caches`."""
     if spec.drop_caches and os.geteuid() != 0:
-        problems.append(
+        return [
             SpecError(
                 "drop_caches",
                 f"needs root to write /proc/sys/vm/drop_caches (running as uid {os.geteuid()}); "
                 "run as root or set drop_caches: false",
             )
-        )
-    return problems
+        ]
+    return []
+
+
+def _check_analysis(spec: ExperimentSpec) -> list[SpecError]:
+    """The baseline of the comparisons must be one of the spec's backend levels."""
+    baseline = spec.analysis.baseline
+    levels = spec.factors.backend or list(spec.backend_definitions())
+    if baseline is None or baseline in levels:
+        return []
+    return [
+        SpecError("analysis.baseline", f"{baseline!r} is not a backend level; allowed: "
+                  + ", ".join(levels))
+    ]  # fmt: skip
 
 
 def _check_events(spec: ExperimentSpec) -> list[SpecError]:

@@ -229,3 +229,16 @@ class Factors(SpecModel):
                 raise PydanticCustomError("empty", "{key} has no levels", {"key": repr(key)})
             no_duplicates(levels)
         return values
+
+
+class AnalysisSpec(SpecModel):
+    """How the report and `contio results` compare the backend levels (002's Table 1).
+
+    `t_test: paired` matches repetition i of a backend with repetition i of the
+    baseline (002 ran its storage options in matched runs); `welch` treats them as
+    independent samples. `baseline` is the backend level every other is compared
+    with (relative differences, t-tests, conclusions); default: the first backend.
+    """
+
+    t_test: Literal["welch", "paired"] = "welch"
+    baseline: str | None = None

@@ -13,11 +13,16 @@ shorter than warm-up plus one second is taken whole, and says so.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+from scipy import stats as scipy_stats
 
 from contio.engine_result import EngineResult
 from contio.spec_parts import StopRule
-from contio.stats import confidence_interval
+from contio.stats import confidence_interval, mean, stdev
+
+PROJECTION_LIMIT = 100_000
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,34 @@ def reached(rule: StopRule, throughputs: list[float]) -> bool:
         return False
     interval = confidence_interval(throughputs, rule.confidence)
     return interval.relative_half_width <= rule.ci_target
+
+
+def repetitions_for(
+    throughputs: list[float], ci_target: float, confidence: float = 0.95
+) -> int | None:
+    """How many repetitions with the spread seen so far would bring the interval within
+    `ci_target` × mean: the smallest n with t(n − 1) · s / √n ≤ ci_target · mean, from
+    the current mean and standard deviation (an estimate: s itself is uncertain with
+    few repetitions). None with fewer than two, or more than `PROJECTION_LIMIT`."""
+    if len(throughputs) < 2:
+        return None
+    spread, centre = stdev(throughputs), abs(mean(throughputs))
+    if not centre or math.isnan(spread):
+        return None
+    ratio = spread / (ci_target * centre)
+    quantile = (1 + confidence) / 2
+    # t(n − 1) ≥ z, so the normal answer is a lower bound to start from.
+    n = max(2, math.ceil((float(scipy_stats.norm.ppf(quantile)) * ratio) ** 2))
+    while n <= PROJECTION_LIMIT:
+        if float(scipy_stats.t.ppf(quantile, n - 1)) * ratio <= math.sqrt(n):
+            return n
+        n += 1
+    return None
+
+
+def projected_repetitions(rule: StopRule, throughputs: list[float]) -> int | None:
+    """`repetitions_for` under an adaptive rule's target and confidence."""
+    return repetitions_for(throughputs, rule.ci_target, rule.confidence)
 
 
 def planned_repetitions(rule: StopRule, repetitions: int) -> tuple[int, int]:

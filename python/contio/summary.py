@@ -3,7 +3,7 @@
 Throughput: per repetition, the steady ops/s (warm-up left out) summed over the cell's
 containers; over repetitions, mean ± 95% confidence half-width (Student t). Latency:
 p95 and p99 per repetition and container over all operation types (merged
-histograms, see `contio.latency`), averaged. Skipped cells keep their reason.
+histograms, warm-up left out: see `contio.steady_state`), averaged. Skipped cells keep their reason.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from contio.stats import ConfidenceInterval, confidence_interval, mean, stdev
 
 LATENCY_AGGREGATION = (
     "p95/p99: per repetition and container over all operation types (merged HDR "
-    "histograms), mean over them"
+    "histograms; with a warm-up, less its seconds' estimated share), mean over them"
 )
 
 
@@ -43,6 +43,8 @@ class CellSummary:
     written_mib_per_sec: float = math.nan
     iops: float = math.nan
     """File workloads: reads + writes per second per repetition (sum), mean."""
+    samples: tuple[tuple[int, float], ...] = ()
+    """(repetition number, aggregate ops/s) of each completed repetition, for pairing."""
 
     @property
     def file_io(self) -> bool:
@@ -85,7 +87,12 @@ def summarize(index: ResultsIndex) -> list[CellSummary]:
     summaries = []
     for cell in index.cells():
         containers = int(cell["members"])
-        reps = [rows for rows in runs[cell["cell_key"]].values() if len(rows) == containers]
+        complete = {
+            number: rows
+            for number, rows in sorted(runs[cell["cell_key"]].items())
+            if len(rows) == containers
+        }
+        reps = list(complete.values())
         flat = [row for rows in reps for row in rows]
         ops = [sum(r["steady_ops_per_sec"] for r in rows) for rows in reps]
         summaries.append(
@@ -102,6 +109,7 @@ def summarize(index: ResultsIndex) -> list[CellSummary]:
                 p99_latency_us=_latency_mean(flat, "p99_latency_us"),
                 failed_operations=sum(r["failed_operations"] for r in flat),
                 **_io_means(reps),
+                samples=tuple(zip(complete, ops)),
             )
         )
     return summaries

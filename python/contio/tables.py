@@ -1,4 +1,5 @@
-"""The results table printed at the end of a run and by `contio results`."""
+"""The tables printed at the end of a run and by `contio results`: per cell, and the
+backends against the baseline (the spec's `analysis`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import math
 
 from rich.table import Table
 
+from contio.backend_comparison import Analysis, ComparedCell, compare_backends
+from contio.stats import format_p
 from contio.summary import LATENCY_AGGREGATION, CellSummary
 
 
@@ -34,13 +37,18 @@ def results_table(summaries: list[CellSummary]) -> Table:
     common = ", ".join(f"{k.removeprefix('properties.')}={v}" for k, v in constant.items())
     reasons = sorted({s.reason for s in summaries if s.status == "skipped" and s.reason})
     skipped = "".join(f"\nskipped: {reason}" for reason in reasons)
+    skipped += "".join(
+        f"\nfailed: cell {s.cell_index} ({s.label}): {s.reason or 'no reason recorded'}"
+        for s in summaries
+        if s.status == "failed"
+    )
     table = Table(
         title="contio results" + (f" ({common})" if common else ""),
         caption=(
             "ops/s: per repetition the sum over containers, warm-up left out; mean ± 95% "
             f"confidence half-width (Student t over repetitions).\n{LATENCY_AGGREGATION}."
             + (
-                "\nMiB/s, IOPS (file workloads): the engine's over each run, summed over "
+                "\nMiB/s, IOPS (file workloads): per run after the warm-up, summed over "
                 "containers, mean over repetitions."
                 if any(s.file_io for s in summaries)
                 else ""
@@ -60,9 +68,9 @@ def results_table(summaries: list[CellSummary]) -> Table:
         half = "" if math.isnan(ci.half_width) else f" ± {_number(ci.half_width)}"
         relative = "–" if math.isnan(ci.half_width) else f"{100 * ci.relative_half_width:.1f}%"
         levels = [str(s.levels.get(k, "")) for k in varying]
-        if s.status == "skipped":
+        if s.status in ("skipped", "failed") and not s.repetitions:
             table.add_row(
-                *levels, "skipped (see below)", "", "", "", *("" for _ in io_columns), "0"
+                *levels, f"{s.status} (see below)", "", "", "", *("" for _ in io_columns), "0"
             )
             continue
         table.add_row(
@@ -76,5 +84,55 @@ def results_table(summaries: list[CellSummary]) -> Table:
                 for v in (s.read_mib_per_sec, s.written_mib_per_sec, s.iops)[: len(io_columns)]
             ),
             str(s.repetitions),
+        )
+    return table
+
+
+def _percent(fraction: float) -> str:
+    if math.isnan(fraction):
+        return "–"
+    if math.isinf(fraction):
+        return "unbounded"
+    return f"{fraction * 100:+.1f}%".replace("-", "−")
+
+
+def comparison_table(summaries: list[CellSummary], analysis: Analysis) -> Table | None:
+    """Each backend against the baseline per group of cells; None with one backend level."""
+    cells = [ComparedCell(s.levels, dict(s.samples)) for s in summaries if s.samples]
+    found = compare_backends(cells, analysis)
+    if not found:
+        return None
+    baseline = found[0].relative.baseline
+    group_columns = list(found[0].group)
+    table = Table(
+        title=f"backends against {baseline} ({analysis.test_name})",
+        caption=(
+            "ops/s per repetition (sum over containers); difference: mean ratio − 1 with its "
+            "95% Fieller interval; mean diff., s.d., t, p: the "
+            + analysis.test_name
+            + (" over repetitions matched by number" if analysis.paired else "")
+            + " (002's Table 1)"
+        ),
+        caption_justify="left",
+    )
+    for name in group_columns:
+        table.add_column(name.removeprefix("properties."), no_wrap=True)
+    table.add_column("backend", no_wrap=True)
+    for name in ("difference", "95% CI", "mean diff.", "s.d.", "t", "p", "n"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for item in found:
+        rel, test = item.relative, item.test
+        numbers = (
+            (_number(test.mean_difference), _number(test.std_deviation), f"{test.t:.3f}",
+             format_p(test.p), f"{test.n_a}" if test.kind == "paired" else f"{test.n_a}/{test.n_b}")
+            if test is not None
+            else ("–", "–", "–", "–", "1")
+        )  # fmt: skip
+        table.add_row(
+            *(str(item.group[c]) for c in group_columns),
+            rel.level,
+            _percent(rel.estimate),
+            f"{_percent(rel.low)} to {_percent(rel.high)}" if rel.has_interval else "–",
+            *numbers,
         )
     return table

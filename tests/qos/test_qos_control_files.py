@@ -10,16 +10,19 @@ from pathlib import Path
 
 import pytest
 
+from contio.errors import QosError
 from contio.qos import BlockDevice, Cgroup, IoLimits, apply, remove
 from contio.qos import device as devices
 from contio.qos.control_files import (
     BUFFERED_WRITES_NOTE,
+    V1_BFQ_WEIGHT,
     V2_BFQ_WEIGHT,
     V2_IO_MAX,
     V2_IO_WEIGHT,
     v1_writes,
     v2_writes,
 )
+from contio.qos.controls import iocost_note, weight_mechanism
 
 DISK = BlockDevice(259, 0, "nvme0n1")
 ALL = IoLimits(read_bps=1 << 20, write_bps=10 << 20, read_iops=100, write_iops=50, weight=300)
@@ -64,6 +67,7 @@ def test_buffered_write_notes_differ_by_version():
 def test_v2_apply_and_remove_write_the_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     # Stand-in: no BFQ switch on a fake device, so the scheduler reads as already "bfq".
     monkeypatch.setattr(devices, "scheduler", lambda device: "bfq")
+    monkeypatch.setattr(devices, "available_schedulers", lambda device: ["none", "bfq"])
     cgroup = Cgroup("v2", tmp_path)
     record = apply(cgroup, DISK, IoLimits(read_bps=5 << 20, weight=50))
     assert (tmp_path / "io.max").read_text() == "259:0 rbps=5242880"
@@ -77,3 +81,44 @@ def test_v2_apply_and_remove_write_the_files(tmp_path: Path, monkeypatch: pytest
     assert (tmp_path / "io.max").read_text() == "259:0 rbps=max"
     assert (tmp_path / "io.bfq.weight").read_text() == "259:0 default"
     assert record.controls == []
+
+
+def test_a_weight_needs_bfq_on_v1_and_falls_back_to_io_weight_on_v2():
+    assert weight_mechanism("v1", ["none", "mq-deadline", "bfq"]) == (V1_BFQ_WEIGHT, None)
+    assert weight_mechanism("v2", ["none", "bfq"]) == (V2_BFQ_WEIGHT, None)
+    assert weight_mechanism("v2", ["none", "mq-deadline"]) == (V2_IO_WEIGHT, None)
+    mechanism, why = weight_mechanism("v1", ["none", "mq-deadline"])
+    assert mechanism is None
+    assert "needs the BFQ I/O scheduler" in why and "available: none, mq-deadline" in why
+    assert "modprobe bfq" in why
+
+
+def test_v2_without_bfq_weighs_through_io_weight_and_says_whether_iocost_is_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # Stand-in for a kernel without the bfq module (this one has it built in).
+    monkeypatch.setattr(devices, "available_schedulers", lambda device: ["none", "mq-deadline"])
+    monkeypatch.setattr(devices, "scheduler", lambda device: "mq-deadline")
+    switched = []
+    monkeypatch.setattr(devices, "set_scheduler", lambda device, name: switched.append(name))
+    cgroup = Cgroup("v2", tmp_path / "group")
+    cgroup.path.mkdir()
+    record = apply(cgroup, DISK, IoLimits(weight=50))
+    assert (cgroup.path / "io.weight").read_text() == "259:0 50"
+    assert not (cgroup.path / "io.bfq.weight").exists() and switched == []
+    assert [c.mechanism for c in record.controls] == [V2_IO_WEIGHT]
+    assert any("io.weight (iocost): no BFQ on nvme0n1" in n for n in record.notes)
+    qos_file = tmp_path / "io.cost.qos"
+    qos_file.write_text("259:0 enable=1 ctrl=auto rpct=0.00 rlat=250000 wpct=0.00 wlat=250000\n")
+    assert "iocost is enabled for it" in iocost_note(DISK, qos_file)
+    assert "is not enabled" in iocost_note(DISK, tmp_path / "missing")
+
+
+def test_v1_without_bfq_refuses_a_weight_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(devices, "available_schedulers", lambda device: ["none", "mq-deadline"])
+    monkeypatch.setattr(devices, "scheduler", lambda device: "mq-deadline")
+    with pytest.raises(QosError, match="needs the BFQ I/O scheduler"):
+        apply(Cgroup("v1", tmp_path), DISK, IoLimits(weight=50, write_bps=1 << 20))
+    assert list(tmp_path.iterdir()) == []

@@ -9,9 +9,7 @@ injected names are text.
 
 from __future__ import annotations
 
-import json
 import re
-from datetime import datetime, timedelta
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -20,7 +18,6 @@ from report_browser import open_page
 from report_fixtures import results_folder
 
 from contio.report.build import build_report, write_report
-from contio.results import load
 
 INJECTED = "<script>alert(1)</script>"
 SECTIONS = ("summary", "throughput-vs-threads", "scaling", "latency-vs-containers", "mixes",
@@ -127,13 +124,18 @@ def test_scaling_report_marks_saturation_and_compares_mixes(tmp_path):
     assert "of its standalone throughput in read+write" in text
 
 
-def test_isolation_report_stacks_groups_and_warns_of_skipped_cells(tmp_path):
+def test_isolation_report_stacks_the_groups_bandwidth_with_their_targets(tmp_path):
+    # Recorded with contio.qos applying the controls for real (cgroup v1, a loop device).
     seen, dom = view("isolation", tmp_path)
     assert seen.console == []
-    assert dom.charts == {"stacked-bandwidth": 1, "time-series": 1}
+    # Writers (none, throttle-2) and readers (none, weights-50-25-25): a chart each.
+    assert dom.charts == {"stacked-bandwidth": 2, "time-series": 4}
     text = "".join(dom.text)
-    assert "Warnings" in text
-    assert "io_controls=throttle-1 · threads=1) was skipped: " in text
+    assert "read + written (MiB/s)" in text  # the axis: MB/s as 004's Figures 2-4
+    assert "≤ 2.0 MiB/s" in text  # the throttled group's limit, marked
+    assert all(f"w {w}: {share}%" in text for w, share in ((50, 50), (25, 25)))
+    # The real run applied its groups through cgroup v1: the writeback warning.
+    assert "cgroup v1 does not throttle buffered writeback" in text
 
 
 def test_sections_without_data_are_left_out(tmp_path):
@@ -149,17 +151,13 @@ def test_the_report_is_the_same_for_the_same_folder(tmp_path):
     assert build_report(folder) == build_report(folder)
 
 
-def test_events_are_marked_on_the_time_series_of_the_run_they_fall_in(tmp_path):
-    folder = results_folder("isolation", tmp_path)
-    runs = load(folder)
-    last = runs[runs["repetition"] == runs["repetition"].max()]
-    start = datetime.fromisoformat(last["started_at"].min().replace("Z", "+00:00"))
-    events = [
-        {"at": (start + timedelta(seconds=1)).isoformat(), "label": "node 2 <b>stopped</b>"},
-        {"at": (start - timedelta(hours=1)).isoformat(), "label": "long before"},
-    ]
-    (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+def test_events_the_runner_recorded_are_marked_on_the_time_series(tmp_path):
+    # Recorded by a real run: node 2 of a dispersed volume stopped 2 s into each run;
+    # its restart completed after the 15 s run, which the caption says instead.
+    folder = results_folder("events", tmp_path)
     html = build_report(folder)
     timeseries = html[html.index('<section id="time-series">') :]
-    assert "node 2 &lt;b&gt;stopped&lt;/b&gt;" in timeseries
-    assert "long before" not in html
+    figure = timeseries[timeseries.index("<svg") : timeseries.index("</svg>")]
+    assert "node 2 stopped" in figure
+    assert "node 2 restarted" not in figure
+    assert re.search(r"outside the 15 s run: node 2 restarted at \d+\.\d s", timeseries)

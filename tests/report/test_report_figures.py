@@ -147,6 +147,27 @@ def test_stacked_bandwidth_and_read_write_bars():
     assert_black_and_white(svg)
 
 
+def test_stacked_bandwidth_marks_each_groups_target():
+    nan = float("nan")
+    stacked = pd.DataFrame(
+        [
+            {"case": "none", "group": "g1", "bandwidth": 40.0, "target": nan, "target_label": ""},
+            {"case": "none", "group": "g2", "bandwidth": 40.0, "target": nan, "target_label": ""},
+            {"case": "throttle", "group": "g1", "bandwidth": 9.8, "target": 10.0,
+             "target_label": "≤ 10.0 MiB/s"},
+            {"case": "throttle", "group": "g2", "bandwidth": 70.0, "target": nan,
+             "target_label": ""},
+        ]
+    )  # fmt: skip
+    svg = figures.stacked_bandwidth(stacked, unit="MiB/s", quantity="read + written")
+    words = set(texts(svg))
+    assert {"read + written (MiB/s)", "≤ 10.0 MiB/s"} <= words
+    assert "target (throttle limit or weight share)" in words
+    plain = figures.stacked_bandwidth(stacked.drop(columns=["target", "target_label"]))
+    assert "target (throttle limit or weight share)" not in set(texts(plain))
+    assert_black_and_white(svg)
+
+
 def test_time_series_marks_events():
     data = pd.DataFrame({"second": range(60), "ops_per_s": [1000.0] * 60, "p99_ms": [5.0] * 60})
     words = texts(figures.time_series(data, events=[(30, "node 2 stopped")]))

@@ -3,7 +3,7 @@
 import xml.etree.ElementTree as ET
 
 from contio.report.ttest_table import TTestRow, t_test_table
-from contio.stats import paired_t_test
+from contio.stats import paired_t_test, welch_t_test
 
 SYNC = [101.0, 99.5, 102.3, 100.8, 98.9]
 DOCKER = [97.0, 96.1, 99.0, 96.5, 95.2]
@@ -24,6 +24,7 @@ def test_rows_in_table_1_layout_with_grouped_experiments():
         "experiment",
         "operation",
         "comparison",
+        "test",
         "mean",
         "std. deviation",
         "t",
@@ -36,8 +37,8 @@ def test_rows_in_table_1_layout_with_grouped_experiments():
     assert body[1].find("th") is None  # shares the group cell above
     first = [td.text for td in body[0].findall("td")]
     expected = rows[0].result.table_row()
-    assert first == ["read", "Sync - Docker", expected["mean"], expected["std_deviation"],
-                     expected["t"], expected["sig"]]  # fmt: skip
+    assert first == ["read", "Sync - Docker", "paired, n = 5", expected["mean"],
+                     expected["std_deviation"], expected["t"], expected["sig"]]  # fmt: skip
     assert body[0].get("class") == "significant"
 
 
@@ -48,3 +49,13 @@ def test_names_are_escaped():
     table = ET.fromstring(html)
     assert table.find("tbody/tr/th").text == "<b>x</b>"
     assert table.find("tbody/tr/td").text == "read & write"
+
+
+def test_the_table_says_which_test_each_row_is():
+    rows = [
+        TTestRow("HDD", "read", paired_t_test(SYNC, DOCKER, "Sync", "Docker")),
+        TTestRow("HDD", "read", welch_t_test(ASYNC, DOCKER[:4], "ASync", "Docker")),
+    ]
+    table = ET.fromstring(t_test_table(rows))
+    tests = [tr.findall("td")[2].text for tr in table.find("tbody").findall("tr")]
+    assert tests == ["paired, n = 5", "Welch, n = 5 / 4"]

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from contio.errors import StatisticsInputError
-from contio.stats import against_baseline, relative_difference
+from contio.stats import against_baseline, paired_relative_difference, relative_difference
 
 LOCAL = [10120.0, 9875.3, 10240.8, 9990.4, 10050.1]
 HYPERCONVERGED = [10802.2, 10610.9, 10915.4, 10700.0, 10833.5, 10650.7]
@@ -99,3 +99,54 @@ def test_every_level_against_a_named_baseline():
     assert found["dispersed"].estimate < 0 and found["dispersed"].baseline == "local"
     with pytest.raises(StatisticsInputError, match="^baseline: 'nfs' is not a level; levels: a, b"):
         against_baseline({"a": [1.0], "b": [2.0]}, baseline="nfs")
+
+
+# Matched repetitions: each pair shares its slot's machine state (a slow slot slows both).
+PAIRED_LOCAL = [10120.0, 9310.3, 10840.8, 9590.4, 10450.1, 9820.0]
+PAIRED_LEVEL = [10850.2, 9980.9, 11565.4, 10330.0, 11190.5, 10470.7]
+
+
+@pytest.mark.parametrize("confidence", [0.90, 0.95, 0.99])
+def test_paired_bounds_are_where_the_paired_test_of_the_scaled_baseline_reaches_alpha(confidence):
+    diff = paired_relative_difference(PAIRED_LEVEL, PAIRED_LOCAL, "dispersed", "local", confidence)
+    for bound in (diff.low, diff.high):
+        scaled = np.asarray(PAIRED_LOCAL) * (1 + bound)
+        p = scipy_stats.ttest_rel(PAIRED_LEVEL, scaled).pvalue
+        assert p == pytest.approx(1 - confidence, abs=1e-9)
+    assert diff.low < diff.estimate < diff.high
+    assert diff.p == pytest.approx(scipy_stats.ttest_rel(PAIRED_LEVEL, PAIRED_LOCAL).pvalue)
+    assert diff.method == "fieller-paired"
+
+
+def test_pairing_narrows_the_interval_when_the_slots_are_correlated():
+    paired = paired_relative_difference(PAIRED_LEVEL, PAIRED_LOCAL)
+    independent = relative_difference(PAIRED_LEVEL, PAIRED_LOCAL)
+    assert paired.estimate == pytest.approx(independent.estimate)
+    assert paired.high - paired.low < 0.5 * (independent.high - independent.low)
+    assert paired.p < independent.p
+
+
+def test_paired_coverage_is_close_to_nominal():
+    rng = np.random.default_rng(11)
+    hits, trials = 0, 400
+    for _ in range(trials):
+        slot = rng.normal(0.0, 8.0, 6)  # shared by both levels of a repetition
+        level = 125.0 + 1.25 * slot + rng.normal(0.0, 3.0, 6)
+        baseline = 100.0 + slot + rng.normal(0.0, 3.0, 6)
+        diff = paired_relative_difference(level, baseline)
+        hits += diff.low <= 0.25 <= diff.high
+    assert 0.92 <= hits / trials <= 0.98
+
+
+def test_paired_needs_as_many_values_on_each_side():
+    with pytest.raises(StatisticsInputError, match="pairs need as many values"):
+        paired_relative_difference([1.0, 2.0, 3.0], [1.0, 2.0])
+    one = paired_relative_difference([11.0], [10.0])
+    assert one.estimate == pytest.approx(0.1) and math.isnan(one.low) and math.isnan(one.p)
+
+
+def test_every_level_against_a_baseline_in_pairs():
+    diffs = against_baseline(
+        {"local": PAIRED_LOCAL, "dispersed": PAIRED_LEVEL}, "local", paired=True
+    )
+    assert diffs["dispersed"].method == "fieller-paired"

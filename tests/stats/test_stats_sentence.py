@@ -8,6 +8,7 @@ from contio.stats import (
     fairness_sentence,
     find_valley,
     mix_fairness,
+    paired_relative_difference,
     paired_t_test,
     relative_difference,
     relative_sentence,
@@ -28,6 +29,13 @@ def test_relative_difference_sentence_in_the_issue_layout():
     assert text == "dispersed is 12% ± 1% slower than local for workload B at 50 threads, p < 0.001"
     faster = relative_sentence(relative_difference(LOCAL, DISPERSED, "local", "dispersed"))
     assert faster.startswith("local is 14% ± 1% faster than dispersed")
+
+
+def test_a_paired_comparison_says_so_beside_its_p():
+    diff = paired_relative_difference(DISPERSED, LOCAL, "dispersed", "local")
+    text = relative_sentence(diff, context="for workload B")
+    assert text.startswith("dispersed is 12% ")
+    assert text.endswith("slower than local for workload B, paired p < 0.001")
 
 
 def test_latency_words_and_not_significant_marker():

@@ -1,5 +1,12 @@
 """`contio plan`: print an experiment's cells, what it provisions and how long it should
-take; runs and provisions nothing."""
+take; provisions nothing.
+
+It refuses what `contio run` refuses before anything is made: the spec's own checks,
+and the engine's check of every (target, workload, properties) — a misspelt property,
+a fio workload under an operation-count stop rule — which loads one record (one block)
+into a scratch directory that is removed at once (`Runner.check_with_engine`). Only
+what needs the machine at run time (root for `drop_caches`) is left to `contio run`.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +19,19 @@ from contio.cli import cli
 from contio.cli.run import PROFILE_HELP, load_spec
 from contio.matrix import expand
 from contio.plan import Plan
+from contio.runner import Runner
 
 
 @cli.command()
 @click.argument("spec", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--profile", "-P", help=PROFILE_HELP)
 def plan(spec: Path | None, profile: str | None) -> None:
-    """Show what `contio run SPEC` would do, without doing any of it."""
-    experiment, _ = load_spec(spec, profile)
+    """Show what `contio run SPEC` would do, without doing any of it.
+
+    Refuses (exit 2) what `contio run` would refuse before provisioning anything.
+    """
+    experiment, text = load_spec(spec, profile)
     cells = expand(experiment, str(spec or "default spec"))
+    Runner(experiment, text, Path("results"), profile=profile).check_with_engine()
     console = Console() if Console().is_terminal else Console(width=160)
     console.print(Plan(experiment, cells, profile).render(), highlight=False)

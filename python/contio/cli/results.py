@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 from rich.console import Console
 
+from contio.backend_comparison import Analysis
 from contio.cli import cli
 from contio.errors import UsageError
 from contio.results_index import INDEX_FILE, ResultsIndex
 from contio.summary import summarize
-from contio.tables import results_table
+from contio.tables import comparison_table, results_table
+
+
+def folder_analysis(folder: Path) -> Analysis:
+    """The `analysis` section of the spec the folder was run with (defaults without one)."""
+    try:
+        return Analysis.of_spec(json.loads((folder / "spec.json").read_text(encoding="utf-8")))
+    except (OSError, ValueError, AttributeError):
+        return Analysis()
 
 
 @cli.command()
@@ -28,8 +38,15 @@ def results(folder: Path) -> None:
         index.close()
     console = Console() if Console().is_terminal else Console(width=160)
     console.print(results_table(summaries))
+    comparison = comparison_table(summaries, folder_analysis(folder))
+    if comparison is not None:
+        console.print(comparison)
     done = sum(1 for c in cells if c["status"] == "done")
     skipped = sum(1 for c in cells if c["status"] == "skipped")
+    failed = sum(1 for c in cells if c["status"] == "failed")
     console.print(
-        f"{done} of {len(cells)} cells done, {skipped} skipped · {folder}", highlight=False
+        f"{done} of {len(cells)} cells done, {skipped} skipped"
+        + (f", {failed} failed" if failed else "")
+        + f" · {folder}",
+        highlight=False,
     )

@@ -8,11 +8,12 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from contio.backend_comparison import Analysis
 from contio.cli import cli
 from contio.errors import ContioError, Interrupted
 from contio.runner import Runner
 from contio.spec import ExperimentSpec, read_default_spec, read_spec_file
-from contio.tables import results_table
+from contio.tables import comparison_table, results_table
 
 PROFILE_HELP = "Profile of the spec to run (for example tiny, small, paper)."
 
@@ -74,6 +75,10 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
             )
         sys.exit(128 + exc.signum)
     console.print(results_table(outcome.summaries))
+    analysis = Analysis(experiment.analysis.t_test, experiment.analysis.baseline)
+    comparison = comparison_table(outcome.summaries, analysis)
+    if comparison is not None:
+        console.print(comparison)
     console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
     write_final_report(outcome.folder.path)
 

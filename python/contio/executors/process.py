@@ -90,11 +90,17 @@ class ProcessCellExecutor:
         containers: Sequence[ContainerPhase],
         on_status: StatusCallback | None,
     ) -> list[int]:
-        while any(child.poll() is None for child in children):
+        while running := [child for child in children if child.poll() is None]:
             if on_status is not None:
                 rates = [ops_per_sec_so_far(c.stderr) for c in containers]
                 on_status(sum(r for r in rates if r is not None))
-            time.sleep(POLL_SECONDS)
+            # Wait on a running child rather than sleeping: the phase ends as soon as
+            # its last child exits (a fixed sleep added up to POLL_SECONDS to every
+            # phase, half the time of a short repetition).
+            try:
+                running[-1].wait(timeout=POLL_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
         return [child.returncode for child in children]
 
     def _stop(self, children: list[subprocess.Popen[bytes]], signum: int) -> None:

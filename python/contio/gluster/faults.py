@@ -3,8 +3,10 @@
 Stop kills the node's glusterd and brick processes (a crash, not a clean shutdown).
 Restart starts glusterd again, runs `gluster volume start VOL force` so the node's
 bricks come back, then waits (bounded) until `gluster volume heal VOL info` reports zero
-entries on every connected brick. Times are seconds from the schedule's start, the same
-clock as the run's time series, so results can mark the dip.
+entries on every connected brick. Times are seconds from the schedule's start; each
+record also carries that start as UTC time (`schedule_started_at`), so the report can
+place the events on the engine's time series, whose clock starts when the engine's
+phase does (a little later: process start, target open).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -51,11 +54,14 @@ class EventRecord:
     healed_at: float | None = None
     heal_seconds: float | None = None
     error: str | None = None
+    schedule_started_at: str | None = None
+    """UTC time (ISO 8601, milliseconds) of the schedule's t = 0."""
 
     def as_dict(self) -> dict[str, object]:
         """Plain fields for result files."""
         return {
             **self.event.model_dump(),
+            "schedule_started_at": self.schedule_started_at,
             "stopped_at": self.stopped_at,
             "restarted_at": self.restarted_at,
             "healed_at": self.healed_at,
@@ -83,7 +89,8 @@ class FaultSchedule:
             if ev.node > nodes:
                 raise ClusterError(f"event stops node {ev.node}; the cluster has {nodes} nodes")
         self._t0 = time.monotonic()
-        self.records = [EventRecord(ev) for ev in self.events]
+        wall = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        self.records = [EventRecord(ev, schedule_started_at=wall) for ev in self.events]
         self._thread = threading.Thread(target=self._run, name="gluster-faults", daemon=True)
         self._thread.start()
 

@@ -8,7 +8,11 @@ scheduler change, and the note on buffered writes. `remove` undoes one record.
 A weight needs the BFQ scheduler on the device. `apply` selects it when another
 scheduler is active and records the one it replaced; `remove` puts it back. The
 scheduler is per device, so whoever selected BFQ restores it: remove the control
-that changed it last.
+that changed it last. Where the device offers no BFQ (the module not loaded: `modprobe
+bfq`), cgroup v2 writes `io.weight` instead (the iocost controller; it divides the
+device only where iocost is enabled for it, which the record's notes say), and cgroup
+v1 has no weight at all: `weight_mechanism` says which, or why none, before anything
+is applied.
 """
 
 from __future__ import annotations
@@ -18,7 +22,14 @@ from pathlib import Path
 
 from contio.errors import QosError
 from contio.qos import device as devices
-from contio.qos.control_files import BUFFERED_WRITES_NOTE, ControlWrite, writes_for
+from contio.qos.control_files import (
+    BUFFERED_WRITES_NOTE,
+    V1_BFQ_WEIGHT,
+    V2_BFQ_WEIGHT,
+    V2_IO_WEIGHT,
+    ControlWrite,
+    writes_for,
+)
 from contio.qos.device import BlockDevice
 from contio.qos.hierarchy import Cgroup, Version
 from contio.qos.limits import IoLimits
@@ -77,6 +88,38 @@ def _check(path: Path, write: ControlWrite) -> None:
         raise QosError(f"{path} does not show {write.value!r} after writing it: {lines}")
 
 
+IOCOST_QOS = Path("/sys/fs/cgroup/io.cost.qos")
+"""cgroup v2's per-device iocost settings (`MAJ:MIN enable=1 …`), in the root cgroup."""
+
+
+def weight_mechanism(version: Version, schedulers: list[str]) -> tuple[str | None, str | None]:
+    """How a weight is applied on a device offering `schedulers`: (mechanism, None), or
+    (None, why it cannot be) — BFQ first; without it, v2's io.weight; v1 has nothing."""
+    if "bfq" in schedulers:
+        return (V1_BFQ_WEIGHT if version == "v1" else V2_BFQ_WEIGHT), None
+    if version == "v2":
+        return V2_IO_WEIGHT, None
+    return None, (
+        f"a weight needs the BFQ I/O scheduler, which this device does not offer "
+        f"(available: {', '.join(schedulers) or 'none'}; `modprobe bfq` adds it, as "
+        "scripts/setup-system.sh tries), and cgroup v1 has no other proportional control"
+    )
+
+
+def iocost_note(device: BlockDevice, qos_file: Path = IOCOST_QOS) -> str:
+    """Whether io.weight can take effect on `device` (iocost enabled for it)."""
+    try:
+        lines = qos_file.read_text().splitlines()
+    except OSError:
+        lines = []
+    enabled = any(ln.split(" ", 1)[0] == device.number and "enable=1" in ln.split() for ln in lines)
+    state = "is enabled" if enabled else "is not enabled"
+    return (
+        f"weight applied through io.weight (iocost): no BFQ on {device.name}; iocost "
+        f"{state} for it in {qos_file}, and io.weight divides the device only when it is"
+    )
+
+
 def _ensure_bfq(device: BlockDevice) -> str | None:
     """Select BFQ; returns the scheduler it replaced, None when BFQ was already active."""
     current = devices.scheduler(device)
@@ -93,7 +136,13 @@ def apply(cgroup: Cgroup, device: BlockDevice, limits: IoLimits) -> AppliedContr
         notes=[BUFFERED_WRITES_NOTE[cgroup.version]],
     )  # fmt: skip
     if limits.weight is not None:
-        record.replaced_scheduler = _ensure_bfq(device)
+        mechanism, why = weight_mechanism(cgroup.version, devices.available_schedulers(device))
+        if mechanism is None:
+            raise QosError(f"{device.name}: {why}")
+        if mechanism != V2_IO_WEIGHT:
+            record.replaced_scheduler = _ensure_bfq(device)
+        else:
+            record.notes.append(iocost_note(device))
     record.scheduler = devices.scheduler(device)
     try:
         for write in writes_for(cgroup.version, device, limits, bfq=record.scheduler == "bfq"):

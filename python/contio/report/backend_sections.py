@@ -2,9 +2,10 @@
 002's Table 1 layout and its read/write bars.
 
 Cells are grouped by every varying factor other than the backend (and the thread
-count for the line chart); within a group the first backend of the spec is the
-baseline every other one is tested against (Welch: repetitions of different backends
-are independent runs).
+count for the line chart); within a group every backend is tested against the
+baseline the spec's `analysis` names (default: the first backend), with the t-test it
+names: `paired` matches repetitions by number, `welch` (default) takes them as
+independent runs (`contio.backend_comparison`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from contio.report.experiment import Experiment, group_label, groups
 from contio.report.page import Section, figure
 from contio.report.raw_documents import operation_rates
 from contio.report.ttest_table import TTestRow, t_test_table
-from contio.stats import welch_t_test
 
 MAX_FIGURES = 40
 
@@ -64,17 +64,19 @@ OPERATIONS = (
 )
 
 
-def _samples(reps: pd.DataFrame, cell_key: str, column: str) -> list[float]:
-    values = reps.loc[reps["cell_key"] == cell_key, column].tolist()
-    return [v for v in values if not math.isnan(v)]
+def _samples(reps: pd.DataFrame, cell_key: str, column: str) -> dict[int, float]:
+    """Per repetition number, the cell's value of `column` (NaN left out)."""
+    mine = reps[reps["cell_key"] == cell_key]
+    return {int(r): float(v) for r, v in zip(mine["repetition"], mine[column]) if not math.isnan(v)}
 
 
 def backend_tests_section(exp: Experiment) -> Section:
-    """Welch t-tests of every backend against the first (002's Table 1) and read/write bars."""
+    """t-tests of every backend against the baseline (002's Table 1) and read/write bars."""
     section = Section("t-tests", "Backends compared: t-tests, reads and writes")
     done = exp.done()
     if done.empty or "backend" not in exp.varying(done):
         return section
+    analysis = exp.analysis
     reps = _rates_by_repetition(exp)
     others = [f for f in exp.varying(done) if f != "backend"]
     rows: list[TTestRow] = []
@@ -86,7 +88,7 @@ def backend_tests_section(exp: Experiment) -> Section:
         bar_rows = []
         for backend in backends:
             for name, column in OPERATIONS[1:]:
-                values = _samples(reps, keys[backend], column)
+                values = list(_samples(reps, keys[backend], column).values())
                 if values and any(values):
                     spread = pd.Series(values).std() if len(values) > 1 else 0.0
                     bar_rows.append(
@@ -95,24 +97,32 @@ def backend_tests_section(exp: Experiment) -> Section:
                     )  # fmt: skip
         if bar_rows:
             bars.append((experiment, pd.DataFrame(bar_rows)))
-        baseline = backends[0]
-        for backend in backends[1:]:
+        baseline = analysis.baseline_of(backends)
+        for backend in backends:
+            if baseline is None or backend == baseline:
+                continue
             for name, column in OPERATIONS:
                 a = _samples(reps, keys[backend], column)
                 b = _samples(reps, keys[baseline], column)
-                if not any(a) and not any(b):
+                if not any(a.values()) and not any(b.values()):
                     continue
                 try:
-                    result = welch_t_test(a, b, backend, baseline)
+                    result = analysis.t_test_of(a, b, backend, baseline)
                 except StatisticsInputError:
-                    continue  # fewer than two repetitions on a side
+                    continue  # fewer than two repetitions (pairs) on a side
                 rows.append(TTestRow(experiment, name, result))
     if rows:
+        named = "the spec's baseline" if analysis.baseline else "the first backend"
+        pairing = (
+            "repetitions matched by number"
+            if analysis.paired
+            else "repetitions as independent runs"
+        )
         section.blocks.append(
             t_test_table(
                 rows,
-                "Welch t-tests of each backend minus the baseline (first backend), per "
-                "repetition sums over containers; sig. is the two-sided p",
+                f"{analysis.test_name}s of each backend minus the baseline ({named}), "
+                f"{pairing}, per repetition sums over containers; sig. is the two-sided p",
             )
         )
     for experiment, data in bars[:MAX_FIGURES]:
@@ -121,7 +131,7 @@ def backend_tests_section(exp: Experiment) -> Section:
             figure(svg, "read-write-bars", f"reads/s and writes/s, mean ± 1 s.d.; {experiment}")
         )
     section.intro = (
-        "Rows in bold are significant at 5%. reads/s and writes/s count whole run phases "
-        "(warm-up included); ops/s leaves the warm-up out."
+        f"Rows in bold are significant at 5%. Test: {analysis.test_name} (the spec's "
+        "analysis.t_test). ops/s, reads/s and writes/s leave the warm-up out."
     )
     return section

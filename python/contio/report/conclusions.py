@@ -1,12 +1,13 @@
 """The report's headline conclusions and warnings, as sentences from the statistics.
 
-Headlines: each backend against the first one (relative difference with Fieller
-interval and Welch p, `contio.stats.relative_sentence`), the saturation point and
+Headlines: each backend against the baseline (the spec's `analysis.baseline`, else the
+first backend; relative difference with its Fieller interval and p, paired or Welch as
+`analysis.t_test` says, `contio.stats.relative_sentence`), the saturation point and
 valley of each scaling series, degradation and fairness of each mix. Significant
 differences come first, largest first.
 
-Warnings: cells that did not finish (skipped with their reason, failed operations,
-never run), confidence intervals wider than the adaptive rule asked, and block I/O
+Warnings: cells that did not finish (skipped or failed, with the reason the runner
+recorded; never run or interrupted), failed operations, confidence intervals wider than the adaptive rule asked, and block I/O
 groups applied through cgroup v1, which does not throttle buffered writeback.
 """
 
@@ -14,40 +15,38 @@ from __future__ import annotations
 
 import math
 
-from contio.errors import StatisticsInputError
-from contio.report.experiment import NO_CONTROLS, Experiment, group_label, groups
+from contio.backend_comparison import ComparedCell, compare_backends
+from contio.report.experiment import NO_CONTROLS, Experiment, group_label
 from contio.report.scaling_sections import MixResult, ScalingResult
 from contio.stats import (
     RelativeDifference,
-    against_baseline,
     degradation_sentence,
     fairness_sentence,
     relative_sentence,
     saturation_sentence,
     valley_sentence,
 )
+from contio.stopping import repetitions_for
 
 MAX_HEADLINES = 12
 
 
 def backend_differences(exp: Experiment) -> list[tuple[RelativeDifference, str]]:
-    """Every backend against the first, per group of the other varying factors."""
+    """Every backend against the baseline, per group of the other varying factors."""
     done = exp.done()
     if done.empty or "backend" not in exp.varying(done):
         return []
-    others = [f for f in exp.varying(done) if f != "backend"]
+    cells = [
+        ComparedCell(
+            {f: row[f] for f in exp.factors if f in row},
+            dict(zip(row["sample_repetitions"], row["samples"])),
+        )
+        for _, row in done.iterrows()
+    ]
     found = []
-    for levels, part in groups(done, others):
-        samples = {str(b): list(s) for b, s in zip(part["backend"], part["samples"]) if s}
-        baseline = str(part["backend"].iloc[0])
-        if baseline not in samples or len(samples) < 2:
-            continue
-        context = f"for {group_label(levels, others)}" if others else ""
-        try:
-            diffs = against_baseline(samples, baseline)
-        except StatisticsInputError:
-            continue
-        found += [(d, context) for d in diffs.values()]
+    for item in compare_backends(cells, exp.analysis):
+        context = f"for {group_label(item.group, list(item.group))}" if item.group else ""
+        found.append((item.relative, context))
     return found
 
 
@@ -73,6 +72,29 @@ def headlines(exp: Experiment, scaling: list[ScalingResult], mixes: list[MixResu
     return [text[:1].upper() + text[1:] for _, text in ranked[:MAX_HEADLINES]]
 
 
+SHORT_PHASE_S = 0.5
+"""Run phases shorter than this mostly measure their own start (see docs/benchmarks.md)."""
+
+
+def _short_phases(exp: Experiment) -> list[str]:
+    """Cells whose run phases were too short for their ops/s to mean steady throughput."""
+    if exp.runs.empty or "runtime_ms" not in exp.runs:
+        return []
+    ok = exp.runs[exp.runs["status"] == "ok"]
+    found = []
+    for key, runtimes in ok.groupby("cell_key")["runtime_ms"]:
+        median = float(runtimes.median()) / 1000
+        if median < SHORT_PHASE_S:
+            cell = exp.cells[exp.cells["cell_key"] == key].iloc[0]
+            found.append(
+                f"cell {cell['cell_index']} ({cell['label']}): its run phases lasted "
+                f"{median:.2f} s (median); ops/s of phases this short mostly measures their "
+                "start (target open, cold caches, the load's compactions): lengthen them "
+                "(stop: operations or seconds) and leave a warm-up out"
+            )
+    return found
+
+
 def warnings(exp: Experiment) -> list[str]:
     """What a reader must know before trusting the figures."""
     found = []
@@ -80,10 +102,13 @@ def warnings(exp: Experiment) -> list[str]:
         where = f"cell {cell['cell_index']} ({cell['label']})"
         if cell["status"] == "skipped":
             found.append(f"{where} was skipped: {cell['reason'] or 'no reason recorded'}")
+        elif cell["status"] == "failed":
+            found.append(f"{where} failed: {cell['reason'] or 'no reason recorded'}")
         elif cell["status"] != "done":
             found.append(f"{where} did not finish (status {cell['status']})")
         if cell["failed_operations"]:
             found.append(f"{where}: {cell['failed_operations']} operations failed")
+    found += _short_phases(exp)
     failed = exp.runs[exp.runs["status"] != "ok"] if not exp.runs.empty else exp.runs
     if not failed.empty:
         found.append(f"{len(failed)} run phases ended without status ok (left out)")
@@ -93,9 +118,14 @@ def warnings(exp: Experiment) -> list[str]:
         for _, cell in exp.done().iterrows():
             relative = cell["half_width"] / cell["mean"] if cell["mean"] else math.nan
             if math.isfinite(relative) and relative > target:
+                needed = repetitions_for(list(cell["samples"]), target)
+                more = (
+                    f"; about {needed} repetitions of this spread would reach it" if needed else ""
+                )
                 found.append(
                     f"cell {cell['cell_index']} ({cell['label']}): 95% CI ± {relative:.1%} of "
-                    f"the mean, wider than the ± {target:.1%} asked (max_repetitions reached)"
+                    f"the mean, wider than the ± {target:.1%} asked (max_repetitions reached"
+                    f"{more})"
                 )
     controlled = "io_controls" in exp.cells and (
         (exp.done()["io_controls"].astype(str) != NO_CONTROLS).any()

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from contio.backend_comparison import Analysis
 from contio.errors import ResultsFolderError
 from contio.results import load
 from contio.results_index import INDEX_FILE, ResultsIndex
@@ -107,6 +108,11 @@ class Experiment:
         """The cells with at least one completed repetition."""
         return self.cells[self.cells["repetitions"] > 0]
 
+    @property
+    def analysis(self) -> Analysis:
+        """The spec's `analysis` section: which t-test, which baseline backend."""
+        return Analysis.of_spec(self.spec)
+
     def io_mechanisms(self) -> list[str]:
         """How block I/O groups were applied, per session (`none` when nothing applied them)."""
         return [v for k, v in sorted(self.meta.items()) if k.startswith("io_mechanism.")]
@@ -117,7 +123,7 @@ def cell_table(cells: list[dict[str, Any]], runs: pd.DataFrame, factors: list[st
 
     Columns: the factors, `cell_key`, `cell_index`, `label`, `status`, `finished_at`, `reason`,
     `members`, `samples` (tuple of cumulative ops/s per completed repetition),
-    `repetitions`, `mean`, `ci_low`, `ci_high`, `half_width`, `per_container_mean`,
+    `sample_repetitions` (their repetition numbers, for pairing), `repetitions`, `mean`, `ci_low`, `ci_high`, `half_width`, `per_container_mean`,
     `p95_ms`, `p99_ms`, `failed_operations`, and `cpu_percent`, `disk_percent`
     (NaN unless the run phases carry those columns).
     """
@@ -131,11 +137,9 @@ def cell_table(cells: list[dict[str, Any]], runs: pd.DataFrame, factors: list[st
             counts = mine.groupby("repetition")["container"].count()
             complete = [r for r, n in counts.items() if n == members]
             mine = mine[mine["repetition"].isin(complete)]
-        samples = (
-            tuple(float(v) for v in mine.groupby("repetition")["steady_ops_per_sec"].sum())
-            if complete
-            else ()
-        )
+        sums = mine.groupby("repetition")["steady_ops_per_sec"].sum() if complete else None
+        samples = tuple(float(v) for v in sums) if sums is not None else ()
+        numbers = tuple(int(r) for r in sums.index) if sums is not None else ()
         ci = confidence_interval(samples, 0.95) if len(samples) >= 2 else None
         center = mean(list(samples)) if samples else math.nan
         rows.append(
@@ -149,6 +153,7 @@ def cell_table(cells: list[dict[str, Any]], runs: pd.DataFrame, factors: list[st
                 "reason": cell["reason"] or "",
                 "members": members,
                 "samples": samples,
+                "sample_repetitions": numbers,
                 "repetitions": len(samples),
                 "mean": center,
                 "ci_low": ci.low if ci else center,

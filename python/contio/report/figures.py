@@ -215,25 +215,54 @@ def mix_bars(data: pd.DataFrame, jain: dict[str, float] | None = None, title: st
 
 @black_and_white
 def stacked_bandwidth(
-    data: pd.DataFrame, unit: str = "MB/s", case_title: str = "case", title: str = ""
+    data: pd.DataFrame,
+    unit: str = "MB/s",
+    case_title: str = "case",
+    title: str = "",
+    quantity: str = "aggregate bandwidth",
 ) -> str:
     """Per-group bandwidth stacked into one bar per case (004's isolation experiments).
 
-    Columns: `case` (x axis, e.g. "throttle 10 MB/s"), `group` (VNode), `bandwidth` (`unit`).
+    Columns: `case` (x axis, e.g. "throttle 10 MB/s"), `group` (VNode), `bandwidth`
+    (`unit`); optional `target` (`unit`, NaN for none): what the group's control
+    asks — a throttle's limit, or a weight's share of the bar — drawn as a black
+    dash across the bar at the group's segment bottom plus the target, with its
+    `target_label` (e.g. "≤ 10.0", "w 50: 50%") beside it.
     """
     _require(data, ["case", "group", "bandwidth"], "stacked_bandwidth")
     cases, groups = _categories(data["case"]), _categories(data["group"])
     fig, (ax,) = new_figure()
     bottom = np.zeros(len(cases))
+    marked = False
     for group, style in zip(groups, series_styles(len(groups))):
-        rows = data[data["group"] == group].groupby("case")["bandwidth"].sum()
-        values = rows.reindex(cases).fillna(0).to_numpy(dtype=float)
+        rows = data[data["group"] == group].groupby("case", sort=False)
+        values = rows["bandwidth"].sum().reindex(cases).fillna(0).to_numpy(dtype=float)
         ax.bar(np.arange(len(cases)), values, 0.6, bottom=bottom, label=label(group),
                **style.bar_kwargs())  # fmt: skip
+        if "target" in data:
+            targets = rows["target"].first().reindex(cases).to_numpy(dtype=float)
+            texts = (
+                rows["target_label"].first().reindex(cases)
+                if "target_label" in data
+                else pd.Series([""] * len(cases), index=cases)
+            )
+            for i, (target, text) in enumerate(zip(targets, texts)):
+                if math.isnan(target):
+                    continue
+                y = bottom[i] + target
+                ax.hlines(y, i - 0.38, i + 0.38, colors="black", linestyles="--", linewidth=1.5,
+                          label=None if marked else "target (throttle limit or weight share)")  # fmt: skip
+                marked = True
+                if isinstance(text, str) and text:
+                    ax.annotate(label(text), (i + 0.38, y), xytext=(3, 0),
+                                textcoords="offset points", va="center", fontsize=7)  # fmt: skip
         bottom += values
     ax.set_xticks(np.arange(len(cases)), [label(c) for c in cases])
+    # Room right of the last bar for its target labels.
+    ax.set_xlim(-0.6, len(cases) - 0.4 + (0.5 if marked else 0.0))
     ax.set_xlabel(label(case_title))
-    ax.set_ylabel(f"aggregate bandwidth ({label(unit)})")
+    ax.set_ylabel(f"{label(quantity)} ({label(unit)})")
+    ax.set_ylim(bottom=0)
     ax.legend(title="group", loc="upper left", bbox_to_anchor=(1.01, 1))
     ax.set_title(label(title))
     return to_svg(fig)

@@ -1,10 +1,10 @@
 """What the report reads from the engine's raw result documents beyond the index.
 
-- reads/s and writes/s per run phase (002 reports reads and writes apart), from
-  `operations_by_type` counts over the phase's runtime;
+- reads/s and writes/s per run phase (002 reports reads and writes apart), from the
+  per-second counts after the warm-up (as ops/s);
 - a cell's per-second time series (ops/s summed over its containers, p99 latency);
-- events (`events.jsonl` in the results folder: `{"at": UTC time, "label": …}` lines,
-  written by whatever caused them, for example a stopped node) placed on that series.
+- the fault events the runner recorded for a repetition (`events.json` beside its
+  engine documents: a node stopped, restarted, healed), placed on that series.
 """
 
 from __future__ import annotations
@@ -18,31 +18,40 @@ import pandas as pd
 
 from contio.engine_result import read_result
 from contio.errors import ContioError
+from contio.steady_state import steady_window, type_count
 
 READ_TYPES = ("READ", "SCAN")
 WRITE_TYPES = ("UPDATE", "INSERT", "DELETE", "WRITE")
-EVENTS_FILE = "events.jsonl"
+EVENTS_FILE = "events.json"
+"""Written by the runner per repetition with events (`Runner._finish_faults`)."""
 MIN_PARTIAL_SECOND = 0.25
 
 
 def operation_rates(folder: Path, runs: pd.DataFrame) -> pd.DataFrame:
     """`runs` with `reads_per_sec` and `writes_per_sec` added (NaN where a document is gone).
 
-    Rates are whole-phase counts over the runtime (warm-up included). A
-    read-modify-write counts under READ and UPDATE, as the engine times it.
+    Rates leave out the warm-up the phase's ops/s left out (`warmup_excluded_s`):
+    per-second counts after it over the time after it. A read-modify-write counts
+    under READ and UPDATE, as the engine times it.
     """
     reads, writes = [], []
-    for raw in runs["raw_json"]:
+    skipped = runs["warmup_excluded_s"] if "warmup_excluded_s" in runs else [0.0] * len(runs)
+    for raw, warmup in zip(runs["raw_json"], skipped):
         try:
             doc = read_result(folder / raw)
         except ContioError:
             reads.append(float("nan"))
             writes.append(float("nan"))
             continue
-        seconds = doc.runtime_ms / 1000 or float("nan")
-        by_type = doc.operations_by_type
-        reads.append(sum(by_type[t].count for t in READ_TYPES if t in by_type) / seconds)
-        writes.append(sum(by_type[t].count for t in WRITE_TYPES if t in by_type) / seconds)
+        window = steady_window(doc, float(warmup or 0.0))
+        if window is None:
+            seconds = doc.runtime_ms / 1000 or float("nan")
+            by_type = doc.operations_by_type
+            reads.append(sum(by_type[t].count for t in READ_TYPES if t in by_type) / seconds)
+            writes.append(sum(by_type[t].count for t in WRITE_TYPES if t in by_type) / seconds)
+        else:
+            reads.append(type_count(window.entries, READ_TYPES) / window.seconds)
+            writes.append(type_count(window.entries, WRITE_TYPES) / window.seconds)
     return runs.assign(reads_per_sec=reads, writes_per_sec=writes)
 
 
@@ -82,41 +91,48 @@ def cell_time_series(folder: Path, phases: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _utc(text: str) -> datetime | None:
+def _utc(text: object) -> datetime | None:
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return datetime.fromisoformat(str(text).replace("Z", "+00:00"))
     except (TypeError, ValueError):
         return None
 
 
-def read_events(folder: Path) -> list[tuple[datetime, str]]:
-    """The folder's events (time, label); lines that do not parse are left out."""
-    path = folder / EVENTS_FILE
-    if not path.is_file():
+EVENT_MOMENTS = (("stopped_at", "stopped"), ("restarted_at", "restarted"), ("healed_at", "healed"))
+
+
+def _read_records(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
         return []
-    found = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            item: Any = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        when = _utc(item.get("at")) if isinstance(item, dict) else None
-        if when is not None:
-            found.append((when, str(item.get("label", "event"))))
-    return found
+    return [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
 
 
-def events_during(
-    events: list[tuple[datetime, str]], phases: pd.DataFrame, length_s: float
-) -> list[tuple[float, str]]:
-    """Events inside one repetition's run, as (seconds since its start, label)."""
+def repetition_events(folder: Path, phases: pd.DataFrame) -> list[tuple[float, str]]:
+    """The fault events of one repetition's run, as (seconds since the run started, label).
+
+    The runner writes them beside the run's engine documents
+    (`raw/<cell>/s<session>-rep<r>/events.json`, one record per node-stop event of
+    `contio.gluster.faults`: seconds since the schedule started for the stop, the
+    restart and the end of the heal). The schedule starts just before the engines; each
+    engine's clock starts once its target is open, so the records are shifted by the
+    gap between the schedule's `schedule_started_at` and the earliest engine
+    `started_at` (older records without it are taken as starting with the engines).
+    Every moment that happened is returned, also those after the run ended (a restart
+    or heal that finished later), in time order.
+    """
+    directories = {(folder / raw).parent for raw in phases["raw_json"]}
     starts = [s for s in (_utc(t) for t in phases["started_at"]) if s is not None]
-    if not starts:
-        return []
-    start = min(starts)
     placed = []
-    for when, text in events:
-        second = (when - start).total_seconds()
-        if 0 <= second <= length_s:
-            placed.append((second, text))
-    return placed
+    for directory in sorted(directories):
+        for record in _read_records(directory / EVENTS_FILE):
+            scheduled = _utc(record.get("schedule_started_at"))
+            shift = (scheduled - min(starts)).total_seconds() if scheduled and starts else 0.0
+            node = record.get("node", "?")
+            for key, what in EVENT_MOMENTS:
+                value = record.get(key)
+                if not isinstance(value, (int, float)):
+                    continue  # did not happen (cancelled, failed)
+                placed.append((float(value) + shift, f"node {node} {what}"))
+    return sorted(placed)

@@ -48,6 +48,7 @@ def summary_section(exp: Experiment, headlines: list[str], warnings: list[str]) 
     cells = exp.cells
     done = int((cells["status"] == "done").sum()) if not cells.empty else 0
     skipped = int((cells["status"] == "skipped").sum()) if not cells.empty else 0
+    failed = int((cells["status"] == "failed").sum()) if not cells.empty else 0
     first, last = _dates(exp)
     section = Section("summary", "Summary")
     section.blocks.append(
@@ -56,7 +57,11 @@ def summary_section(exp: Experiment, headlines: list[str], warnings: list[str]) 
                 ("experiment", exp.name),
                 ("description", exp.spec.get("description", "")),
                 ("profile", exp.meta.get("profile") or "(none)"),
-                ("cells", f"{len(cells)}: {done} done, {skipped} skipped"),
+                (
+                    "cells",
+                    f"{len(cells)}: {done} done, {skipped} skipped"
+                    + (f", {failed} failed" if failed else ""),
+                ),
                 ("first run", first),
                 ("last cell finished", last),
                 ("results folder", exp.folder.name),

@@ -1,8 +1,9 @@
 """t-test results as an HTML table in the layout of 002's Table 1.
 
 Columns: the experiment's kind (row groups such as "HDD, 1 container"), the
-operation, the comparison "A - B", mean difference, standard deviation, t and
-significance. Every cell is escaped: level names come from user input.
+operation, the comparison "A - B", the test (paired over n pairs, or Welch over
+n_a and n_b repetitions), mean difference, standard deviation, t and significance.
+Every cell is escaped: level names come from user input.
 """
 
 from __future__ import annotations
@@ -13,7 +14,14 @@ from html import escape
 
 from contio.stats.ttest import TTestResult
 
-HEADER = ("experiment", "operation", "comparison", "mean", "std. deviation", "t", "sig.")
+HEADER = ("experiment", "operation", "comparison", "test", "mean", "std. deviation", "t", "sig.")
+
+
+def test_label(result: TTestResult) -> str:
+    """ "paired, n = 5" or "Welch, n = 5 / 4": which test, over how many values."""
+    if result.kind == "paired":
+        return f"paired, n = {result.n_a}"
+    return f"Welch, n = {result.n_a} / {result.n_b}"
 
 
 @dataclass(frozen=True)
@@ -40,8 +48,8 @@ def t_test_table(rows: Sequence[TTestRow], caption: str = "t-tests", digits: int
         lead = (
             f'<th scope="rowgroup" rowspan="{span}">{escape(row.experiment)}</th>' if span else ""
         )
-        values = (row.operation, cells["comparison"], cells["mean"], cells["std_deviation"],
-                  cells["t"], cells["sig"])  # fmt: skip
+        values = (row.operation, cells["comparison"], test_label(row.result), cells["mean"],
+                  cells["std_deviation"], cells["t"], cells["sig"])  # fmt: skip
         classes = ' class="significant"' if row.result.significant() else ""
         tds = "".join(f"<td>{escape(v)}</td>" for v in values)
         body.append(f"<tr{classes}>{lead}{tds}</tr>")

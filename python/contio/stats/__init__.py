@@ -10,7 +10,12 @@
 
 from contio.stats.fairness import Degradation, MixFairness, degradation, jain_index, mix_fairness
 from contio.stats.interval import ConfidenceInterval, confidence_interval, mean, stdev
-from contio.stats.relative import RelativeDifference, against_baseline, relative_difference
+from contio.stats.relative import (
+    RelativeDifference,
+    against_baseline,
+    paired_relative_difference,
+    relative_difference,
+)
 from contio.stats.saturation import Saturation, saturation_point
 from contio.stats.sentence import (
     degradation_sentence,
@@ -41,6 +46,7 @@ __all__ = [
     "jain_index",
     "mean",
     "mix_fairness",
+    "paired_relative_difference",
     "paired_t_test",
     "relative_difference",
     "relative_sentence",

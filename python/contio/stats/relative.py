@@ -20,6 +20,13 @@ baseline mean itself is not significantly different from zero (never the case fo
 throughput measured at all).
 
 Repetitions of the two levels are treated as independent samples (different runs).
+`paired_relative_difference` is the matched-pairs form (repetition i of the level
+against repetition i of the baseline, as 002's paired tests): the set of R for which
+the paired t-test of a_i − R·b_i does not reject, in closed form from the quadratic
+(ā − R·b̄)² = (q²/n)·(s_a² − 2R·s_ab + R²·s_b²), q the Student t quantile with n − 1
+degrees of freedom; its bounds are where `scipy.stats.ttest_rel(level, R * baseline)`
+has p = 1 − confidence. Pairing removes what both levels of one repetition share (the
+machine's state in that slot), so it is narrower when the pairs are correlated.
 """
 
 from __future__ import annotations
@@ -164,20 +171,84 @@ def relative_difference(
     )
 
 
+def _paired_bounds(x: np.ndarray, b: np.ndarray, confidence: float) -> tuple[float, float]:
+    """Fieller's bounds of mean(x)/mean(b) for matched pairs (±inf when unbounded)."""
+    n = len(x)
+    q2 = float(scipy_stats.t.ppf((1 + confidence) / 2, n - 1)) ** 2 / n
+    cov = np.cov(x, b, ddof=1)
+    var_x, var_b, cov_xb = float(cov[0, 0]), float(cov[1, 1]), float(cov[0, 1])
+    mean_x, mean_b = float(x.mean()), float(b.mean())
+    # (mean_x − R·mean_b)² − q2·(var_x − 2R·cov_xb + R²·var_b) ≤ 0, as a·R² − 2h·R + c ≤ 0
+    a = mean_b**2 - q2 * var_b
+    h = mean_x * mean_b - q2 * cov_xb
+    c = mean_x**2 - q2 * var_x
+    discriminant = h * h - a * c
+    if a <= 0 or discriminant < 0:
+        return -math.inf, math.inf  # the baseline mean is not distinct from zero
+    root = math.sqrt(discriminant)
+    return (h - root) / a, (h + root) / a
+
+
+def paired_relative_difference(
+    level: Sequence[float],
+    baseline: Sequence[float],
+    level_name: str = "level",
+    baseline_name: str = "baseline",
+    confidence: float = 0.95,
+) -> RelativeDifference:
+    """As `relative_difference`, with `level[i]` and `baseline[i]` a matched pair.
+
+    The interval is the paired Fieller interval and p the paired t-test's (n − 1
+    degrees of freedom). Fewer than two pairs: the estimate without interval or p.
+    """
+    if not 0 < confidence < 1:
+        raise StatisticsInputError("confidence", f"must be in (0, 1), not {confidence}")
+    x, b = _array(level_name, level), _array(baseline_name, baseline)
+    if len(x) != len(b):
+        raise StatisticsInputError(
+            baseline_name, f"pairs need as many values as {level_name} ({len(x)}), got {len(b)}"
+        )
+    mean_x, mean_b = float(x.mean()), float(b.mean())
+    if mean_b == 0:
+        raise StatisticsInputError(baseline_name, "has mean 0: a relative difference needs > 0")
+    ratio = mean_x / mean_b
+    low = high = p = math.nan
+    if len(x) >= 2:
+        diff = x - b
+        if diff.std(ddof=1) > 0 or (x - ratio * b).std(ddof=1) > 0:
+            low, high = _paired_bounds(x, b, confidence)
+            sd = float(diff.std(ddof=1))
+            t = float(diff.mean()) / (sd / math.sqrt(len(x))) if sd > 0 else math.inf
+            p = 0.0 if math.isinf(t) else float(2 * scipy_stats.t.sf(abs(t), len(x) - 1))
+        else:  # every pair in the same ratio: known exactly
+            low = high = ratio
+            p = 1.0 if ratio == 1 else 0.0
+    return RelativeDifference(
+        level=level_name, baseline=baseline_name, estimate=ratio - 1, low=low - 1,
+        high=high - 1, confidence=confidence, p=p, mean_level=mean_x, mean_baseline=mean_b,
+        n_level=len(x), n_baseline=len(b), method="fieller-paired",
+    )  # fmt: skip
+
+
 def against_baseline(
-    samples: Mapping[str, Sequence[float]], baseline: str, confidence: float = 0.95
+    samples: Mapping[str, Sequence[float]],
+    baseline: str,
+    confidence: float = 0.95,
+    paired: bool = False,
 ) -> dict[str, RelativeDifference]:
     """Every other level against the named `baseline` level (000: each backend against local).
 
-    `samples` maps a level name to its repetitions. Raises `StatisticsInputError`
-    listing the level names when `baseline` is not one of them.
+    `samples` maps a level name to its repetitions (with `paired`, in matching order and
+    equal numbers). Raises `StatisticsInputError` listing the level names when
+    `baseline` is not one of them.
     """
     if baseline not in samples:
         raise StatisticsInputError(
             "baseline", f"{baseline!r} is not a level; levels: {', '.join(map(str, samples))}"
         )
+    compare = paired_relative_difference if paired else relative_difference
     return {
-        name: relative_difference(values, samples[baseline], name, baseline, confidence)
+        name: compare(values, samples[baseline], name, baseline, confidence)
         for name, values in samples.items()
         if name != baseline
     }

@@ -72,7 +72,10 @@ def relative_sentence(
     text = f"{diff.level} is {amount} {word} than {diff.baseline}{_tail(context)}"
     if not diff.has_interval:
         return text + " (one repetition on a side, no interval)"
-    text += _p_clause(diff.p)
+    clause = _p_clause(diff.p)
+    if clause and diff.method == "fieller-paired":
+        clause = clause.replace(", p", ", paired p", 1)
+    text += clause
     return text if diff.significant else text + " (not significant)"
 
 

@@ -21,6 +21,7 @@ RUNS = {  # fixture folder: (spec, profile)
     "backends-throttled": ("backends.yaml", "throttled"),
     "scaling": ("scaling.yaml", None),
     "isolation": ("isolation.yaml", None),
+    "events": ("events.yaml", None),  # root and glusterd: a real node stop
 }
 
 
