@@ -201,7 +201,7 @@ def _run_all(ctx: BenchContext, report: Report) -> None:
         for turn, case in enumerate(c for c in BACKEND_CASES if not c.is_gluster):
             _run_case(ctx, report, case, turn, results)
         gluster = [c for c in BACKEND_CASES if c.is_gluster]
-        ctx.progress(f"gluster: building the {len(gluster)}-volume cluster (3 nodes)")
+        ctx.progress(f"gluster: building the 3-node cluster for {len(gluster)} volume types")
         with gluster_cluster():
             for turn, case in enumerate(gluster):
                 _run_case(ctx, report, case, turn, results)
