@@ -4,7 +4,7 @@ on through the outage, the time series shows the dip, every block the run wrote 
 back with its checksum and the run's generation, and the self-heal completes.
 
 The node is stopped in `power-off` mode: cut off the network, then its processes killed,
-so the FUSE client hears nothing and waits `network.ping-timeout` (5 s here) before it
+so the FUSE client hears nothing and waits `network.ping-timeout` (6 s here) before it
 gives the node up; that stall is the dip. (With mode `kill` the client sees its
 connections reset at once, and on this 2-CPU machine writes go *faster* while a node is
 down: one brick process fewer competes for the CPUs.)
@@ -34,7 +34,7 @@ name: gluster-node-stop
 backends:
   dispersed: {type: gluster, volume_type: dispersed, disperse: 3, redundancy: 1,
               volume_options: &options {performance.strict-o-direct: "on",
-                                        network.ping-timeout: "5"}}
+                                        network.ping-timeout: "6"}}
   replicated: {type: gluster, volume_type: replicated, replica: 3, volume_options: *options}
 factors:
   backend: [dispersed, replicated]
@@ -110,11 +110,14 @@ def test_node_stop_while_writing_loses_nothing(node_stop_run, backend):
 
     run = json.loads((rep / "run-c1.json").read_text())
     assert run["status"] == "ok", run["error"]
-    # The dip: the client stalls for network.ping-timeout once the node is gone.
+    # The dip: the client stalls for network.ping-timeout (6 s) once the node is gone, so
+    # the first three whole seconds of the outage lie inside the stall whatever the
+    # machine's load. (Later ones may run faster than before the stop: one brick fewer.)
     before, during = outage_seconds(run["timeseries"], record)
     assert len(before) >= 2 and len(during) >= 3, (record, run["timeseries"])
-    assert statistics.mean(during) < statistics.mean(before), (before, during)
-    assert min(during) < 0.5 * statistics.median(before), (before, during)
+    dip = during[:3]
+    assert max(dip) < 0.5 * statistics.median(before), (before, during)
+    assert statistics.mean(dip) < statistics.mean(before), (before, during)
 
     # Every block the run wrote, read back (O_DIRECT) with the run's generation.
     writes = run["operations_by_type"]["WRITE"]["count"]
