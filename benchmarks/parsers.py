@@ -78,3 +78,27 @@ def fio_read_total_ios(text: str) -> int:
         return int(sum(job["read"]["total_ios"] for job in document["jobs"]))
     except (ValueError, KeyError, TypeError) as exc:
         raise SetupError(f"cannot read fio's JSON output: {exc}") from exc
+
+
+@dataclass
+class FioRates:
+    """One direction (read or write) of a `fio --output-format=json` run, over all jobs."""
+
+    iops: float
+    bytes_per_sec: float
+    total_ios: int
+    """I/Os completed after the ramp."""
+
+
+def fio_rates(text: str, direction: str) -> FioRates:
+    """IOPS, bytes/s and I/Os of `direction` ("read" or "write"), summed over the jobs."""
+    try:
+        document = json.loads(text[text.index("{") :])
+        jobs = [job[direction] for job in document["jobs"]]
+        return FioRates(
+            iops=float(sum(j["iops"] for j in jobs)),
+            bytes_per_sec=float(sum(j["bw_bytes"] for j in jobs)),
+            total_ios=int(sum(j["total_ios"] for j in jobs)),
+        )
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SetupError(f"cannot read fio's JSON output: {exc}") from exc

@@ -61,6 +61,8 @@ class Report:
     """Why the benchmark did not run (a feature not landed yet); None when it ran."""
     broken: str | None = None
     """A set-up error met part-way; the rows measured before it are kept. Exit code 2."""
+    context: dict[str, Any] = field(default_factory=dict)
+    """What the measurements ran on (e.g. each storage backend's description), for the JSON."""
 
     @property
     def missed(self) -> list[Row]:

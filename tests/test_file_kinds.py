@@ -106,3 +106,31 @@ def test_a_read_only_fio_job_shares_its_load_and_a_writing_one_does_not():
     assert expand(reads)[0].load_key() == expand(writes)[0].load_key()
     bigger = spec_with("{kind: fio, name: j, job: {rw: randread, size: 2m}}")
     assert expand(bigger)[0].load_key() != expand(reads)[0].load_key()
+
+
+@pytest.mark.parametrize(
+    ("job", "load_generation", "run_generation"),
+    [
+        ("{rw: randwrite, size: 1m, verify: crc32c}", None, "2"),
+        ("{rw: randrw, size: 1m, verify: crc32c, verify_generation: 5}", "5", "6"),
+        ("{rw: randread, size: 1m, verify: crc32c}", None, None),
+        ("{rw: read, size: 1m, verify: crc32c, verify_only: 1}", None, None),
+        ("{rw: randwrite, size: 1m}", None, None),
+    ],
+)
+def test_a_verifying_run_writes_one_generation_above_its_load(
+    tmp_path, job, load_generation, run_generation
+):
+    # Same generation in load and run: a lost run write would read back as the load's
+    # identical block and pass.
+    spec = spec_with(f"{{kind: fio, name: j, job: {job}}}")
+    engine_call = call(spec, tmp_path, tmp_path / "d", {})
+
+    def generation(text: str) -> str | None:
+        found = [line.split("=", 1)[1] for line in text.splitlines()
+                 if line.startswith("verify_generation=")]  # fmt: skip
+        assert len(set(found)) <= 1
+        return found[0] if found else None
+
+    assert generation(KINDS["fio"].render("load", engine_call)) == load_generation
+    assert generation(KINDS["fio"].render("run", engine_call)) == run_generation

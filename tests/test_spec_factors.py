@@ -129,13 +129,20 @@ def test_unknown_workload_kinds_are_named():
     )
 
 
-def test_node_stop_events_need_a_gluster_level_and_a_restart_after_the_stop():
+def test_node_stop_events_need_a_gluster_level_a_restart_after_the_stop_and_a_run_to_stop_in():
     event = "events: [{type: stop-node, node: 2, at: 1, restart_at: 4}]\n"
     assert problems(BASE + event) == [
         "events: stop-node events need a backend level of type 'gluster'; this spec has: local-dir"
     ]
     [order] = problems(BASE + event.replace("restart_at: 4", "restart_at: 1"))
     assert order.startswith("events[0]") and "must be later than 'at'" in order
+    gluster = BASE.replace("b: {type: local-dir}", "b: {type: gluster}")
+    late = event.replace("at: 1,", "at: 3,") + "stop: {rule: fixed-time, seconds: 3}\n"
+    [never] = problems(gluster + late)
+    assert never == (
+        "events[0].at: 3 s is not before the run phase ends (stop.seconds: 3); "
+        "the node would never be stopped"
+    )
 
 
 def test_the_analysis_section_names_a_test_and_a_backend_level():

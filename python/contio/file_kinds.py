@@ -161,6 +161,8 @@ class FioKind:
             )
         if phase == "run" and seconds:
             overrides.update(time_based=None, runtime=seconds)
+        if phase == "run":
+            overrides.update(_run_generation(sections, overrides))
         lines = []
         for name, values in sections:
             values = {**values, **overrides}
@@ -204,6 +206,28 @@ class FioKind:
             values = {**values, **overrides}
             found.append((name, tuple((k, values[k]) for k in FIO_DATASET if k in values)))
         return tuple(found)
+
+
+def _run_generation(
+    sections: list[tuple[str, dict[str, str | None]]], overrides: dict[str, str | None]
+) -> dict[str, str | None]:
+    """`verify_generation` one above the load's, when the run writes with `verify`.
+
+    The load writes every block with the job's generation; a run writing the same
+    blocks with that generation would write identical bytes, so a lost run write would
+    pass the read-back. One generation up, every block the run wrote must carry the
+    run's generation, and a lost write reads back as "stale or lost write".
+    """
+    shared = {**(sections[0][1] if sections[0][0] == "global" else {}), **overrides}
+    for name, values in sections:
+        merged = {**shared, **values, **overrides}
+        verifies = merged.get("verify") not in (None, "0", "")
+        # A bare `verify_only` (value None) is a switch that is on.
+        checks_only = "verify_only" in merged and merged["verify_only"] != "0"
+        writes = merged.get("rw", merged.get("readwrite", "read")) not in FIO_READ_ONLY
+        if name != "global" and verifies and writes and not checks_only:
+            return {"verify_generation": str(int(merged.get("verify_generation") or 1) + 1)}
+    return {}
 
 
 def _sections(workload: WorkloadRef) -> list[tuple[str, dict[str, str | None]]]:

@@ -94,7 +94,19 @@ def _check_events(spec: ExperimentSpec) -> list[SpecError]:
                 + ", ".join(types),
             )
         ]
-    return []
+    seconds = spec.stop.seconds
+    if seconds is None:
+        return []  # phases limited by operations: their length is not known in advance
+    # An event not begun when the phase ends is skipped: the fault would silently not happen.
+    return [
+        SpecError(
+            f"events[{i}].at",
+            f"{event.at:g} s is not before the run phase ends (stop.seconds: {seconds:g}); "
+            "the node would never be stopped",
+        )
+        for i, event in enumerate(spec.events)
+        if event.at >= seconds
+    ]
 
 
 def _backend_prefix(spec: ExperimentSpec, name: str) -> str:

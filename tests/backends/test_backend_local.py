@@ -1,10 +1,8 @@
-"""The `local` backend for real: a directory, loop devices formatted XFS and ext4, and the
-Docker named volume definition."""
+"""The `local` backend for real: a directory, loop devices formatted XFS and ext4 (the
+engine writes checksummed blocks through each and reads them back), and the Docker
+named volume definition."""
 
 from __future__ import annotations
-
-import hashlib
-from pathlib import Path
 
 import pytest
 
@@ -13,20 +11,18 @@ from contio.backends.interface import DockerVolume, HostPath
 from contio.errors import BackendOptionError, UsageError
 
 
-def _write_and_read(location: Path) -> None:
-    data = hashlib.sha256(str(location).encode()).digest() * 4096
-    (location / "blob").write_bytes(data)
-    assert (location / "blob").read_bytes() == data
-
-
-def test_directory_mode_uses_given_directory_and_removes_only_its_own(tmp_path, no_leaks):
+def test_directory_mode_uses_given_directory_and_removes_only_its_own(
+    tmp_path, tmp_path_factory, no_leaks, engine_verify
+):
     (tmp_path / "keep.txt").write_text("user data")
     backend = registry.create("local", {"mode": "directory", "path": str(tmp_path)})
     backend.prepare()
     location = backend.data_location("mongo-1")
     assert isinstance(location, HostPath)
     assert tmp_path in location.path.parents
-    _write_and_read(location.path)
+    # Buffered: the directory may be on any file system (tmpfs has no O_DIRECT everywhere).
+    verified = engine_verify(location.path, tmp_path_factory.mktemp("engine"), direct=False)
+    assert verified.checked == verified.written == 128
     described = backend.describe()
     assert described["backend"] == "local" and described["mount"]["fstype"]
     backend.teardown()
@@ -34,13 +30,16 @@ def test_directory_mode_uses_given_directory_and_removes_only_its_own(tmp_path, 
 
 
 @pytest.mark.parametrize("fstype", ["xfs", "ext4"])
-def test_loop_device_formatted_mounted_and_removed(fstype, state_dir, no_leaks):
+def test_loop_device_formatted_mounted_and_removed(
+    fstype, state_dir, tmp_path, no_leaks, engine_verify
+):
     backend = registry.create(
         "local", {"mode": "device", "device": "loop", "format": fstype, "loop_size": "512MiB"}
     )
     with backend:
         data_dir = backend.prepare("ycsb-a")
-        _write_and_read(data_dir)
+        verified = engine_verify(data_dir, tmp_path, direct=True, size="32m")
+        assert verified.checked == verified.written == 512
         described = backend.describe()
         assert described["mount"]["fstype"] == fstype
         assert described["device"]["device"].startswith("/dev/loop")

@@ -65,11 +65,20 @@ def test_bad_options_name_the_option(options, option, hint):
 def test_support_detection_reads_proc_filesystems(tmp_path):
     fs = tmp_path / "filesystems"
     fs.write_text("nodev\tsysfs\n\text4\nnodev\tnfs\nnodev\tnfs4\n")
-    assert nfs_support.probe("client", fs).available
+    listed = nfs_support.probe("client", fs)
+    assert listed.available and listed.reason == f"nfs/nfs4 listed in {fs}"
+    fs.write_text("nodev\tsysfs\n\text4\nnodev\tnfsd\n")
+    assert nfs_support.probe("server", fs).available
+    # Not listed, and no module loader: the reason names the file, the types, the module.
     fs.write_text("nodev\tsysfs\n\text4\n")
-    missing = nfs_support.probe("client", fs)
-    if not missing.available:
-        assert "nfs" in missing.reason and str(fs) in missing.reason
+    missing = nfs_support.probe("client", fs, modprobe="contio-test-no-such-program")
+    assert not missing.available
+    assert f"nfs/nfs4 is not in {fs}" in missing.reason
+    assert "contio-test-no-such-program is not available to load 'nfs'" in missing.reason
+    # Not listed, and the loader says no (`false` exits 1): its failure is the reason.
+    refused = nfs_support.probe("server", fs, modprobe="false")
+    assert not refused.available
+    assert f"nfsd is not in {fs} and `false nfsd` fails" in refused.reason
 
 
 def test_real_export_and_mount_or_skip_with_reason(tmp_path, no_leaks):

@@ -13,12 +13,16 @@ MOUNTINFO_SAMPLE = (
 )
 
 
-def test_existing_directory_is_used_described_and_kept(tmp_path, no_leaks):
+def test_existing_directory_is_used_described_and_kept(
+    tmp_path, tmp_path_factory, no_leaks, engine_verify
+):
     (tmp_path / "theirs").write_text("keep")
     backend = registry.create("path", {"path": str(tmp_path)})
     with backend:
         location = backend.data_location("mongo")
-        (location.path / "x").write_text("data")
+        # Buffered: a user's mount (CephFS, Lustre, tmpfs) need not support O_DIRECT.
+        verified = engine_verify(location.path, tmp_path_factory.mktemp("engine"), direct=False)
+        assert verified.checked == verified.written == 128
         described = backend.describe()
         expected = mountinfo.mount_of(tmp_path)
         assert expected is not None

@@ -7,21 +7,20 @@ import subprocess
 
 import pytest
 
-from contio.backends import device_mapper, loop_device, registry
+from contio.backends import block_device, command, device_mapper, loop_device, registry
 from contio.backends.striping_commands import btrfs_raid0_argv, lvm_argvs
 from contio.errors import BackendOptionError, BackendUnavailableError
 
 
-def test_btrfs_raid0_over_three_loop_devices(state_dir, no_leaks):
+def test_btrfs_raid0_over_three_loop_devices(state_dir, tmp_path, no_leaks, engine_verify):
     backend = registry.create(
         "striped", {"method": "btrfs", "loop_count": 3, "loop_size": "512MiB"}
     )
     with backend:
         data_dir = backend.prepare("fio")
-        payload = bytes(range(256)) * 16384  # 4 MiB: spans every stripe
-        (data_dir / "f").write_bytes(payload)
-        subprocess.run(["sync"], check=True)
-        assert (data_dir / "f").read_bytes() == payload
+        # 32 MiB of 64 KiB blocks: every 64 KiB stripe of every device, many times over.
+        verified = engine_verify(data_dir, tmp_path, direct=True, size="32m")
+        assert verified.checked == verified.written == 512
         described = backend.describe()
         assert described["method"] == "btrfs" and described["stripes"] == 3
         assert described["btrfs_profiles"]["Data"] == "RAID0"
@@ -87,10 +86,62 @@ def test_device_mapper_detection_from_proc_misc(tmp_path):
     absent = device_mapper.probe(misc, tmp_path / "no-such-dir")
     assert not absent.available
     assert "does not list 'device-mapper'" in absent.reason
+    # Listed in /proc/misc: `dmsetup targets` decides. Stand-ins for dmsetup, since this
+    # kernel has no device-mapper: missing, failing, and listing targets.
     misc.write_text(" 236 device-mapper\n 229 fuse\n")
-    listed = device_mapper.probe(misc, tmp_path / "no-such-dir")
-    # Listed in /proc/misc: the answer now depends on `dmsetup targets` on this host.
-    assert listed.reason != absent.reason
+    missing = device_mapper.probe(misc, tmp_path / "none", dmsetup="contio-test-no-dmsetup")
+    assert not missing.available and "contio-test-no-dmsetup not found" in missing.reason
+    failing = device_mapper.probe(misc, tmp_path / "none", dmsetup="false")
+    assert not failing.available and "`false targets` failed" in failing.reason
+    lister = tmp_path / "dmsetup"
+    lister.write_text("#!/bin/sh\nprintf 'linear v1.4.0\\nerror v1.6.0\\n'\n")
+    lister.chmod(0o755)
+    no_stripes = device_mapper.probe(misc, tmp_path / "none", dmsetup=str(lister))
+    assert not no_stripes.available and "lacks the 'striped' target" in no_stripes.reason
+    lister.write_text("#!/bin/sh\nprintf 'striped v1.6.0\\nlinear v1.4.0\\n'\n")
+    assert device_mapper.probe(misc, tmp_path / "none", dmsetup=str(lister)).available
+
+
+def test_lvm_stack_commands_journal_and_undo_order(tmp_path, monkeypatch):
+    """The LVM path end to end, against a stand-in for `command.run` that records each
+    argv and succeeds: this kernel has no device-mapper, so LVM cannot run for real."""
+    ran: list[tuple[list[str], list[str]]] = []  # (argv, journal kinds when it ran)
+    backend = None
+
+    def record(argv, check=True, **_):
+        kinds = [e["kind"] for e in backend.journal.entries] if backend else []
+        ran.append(([str(a) for a in argv], kinds))
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(command, "run", record)
+    monkeypatch.setattr(command, "require_program", lambda program, package: program)
+    monkeypatch.setattr(block_device, "is_block_device", lambda device: True)
+    monkeypatch.setattr(
+        device_mapper, "probe", lambda: device_mapper.DeviceMapperSupport(True, "stand-in")
+    )
+    devices = ["/dev/sdx", "/dev/sdy", "/dev/sdz"]
+    backend = registry.create(
+        "striped", {"method": "lvm", "devices": devices, "stripe_size": "256KiB"},
+        workdir=tmp_path / "w",
+    )  # fmt: skip
+    backend.prepare()
+    vg = f"contio_{backend.instance.replace('-', '_')}"
+    made = [argv for argv, _ in ran]
+    assert [a[0] for a in made] == ["pvcreate", "vgcreate", "lvcreate", "mkfs.xfs", "mount"]
+    assert made[2][made[2].index("--stripes") + 1] == "3"
+    assert made[2][made[2].index("--stripesize") + 1] == "256k"
+    assert made[3][-1] == made[4][-2] == f"/dev/{vg}/data"
+    # Each resource is in the journal before the command that makes it runs.
+    assert "lvm-pv" in ran[0][1] and "lvm-vg" in ran[1][1] and "mount" in ran[4][1]
+    described = backend.describe()
+    assert (described["method"], described["stripes"]) == ("lvm", 3)
+    assert described["stripe_size_bytes"] == 256 * 1024
+    ran.clear()
+    backend.teardown()  # the stand-in mounted nothing: no umount, then VG before PVs
+    assert [argv for argv, _ in ran] == [
+        ["vgremove", "--force", "--yes", vg],
+        ["pvremove", "--force", "--yes", *devices],
+    ]
 
 
 @pytest.mark.parametrize(

@@ -10,12 +10,12 @@ import pytest
 from pydantic import ValidationError
 
 from contio.backends import registry
-from contio.errors import BackendOptionError
-from contio.gluster.faults import NodeStopEvent
+from contio.errors import BackendOptionError, ClusterError
+from contio.gluster.faults import FaultSchedule, NodeStopEvent
 from contio.gluster.inventory import SshCluster, start_argv, stop_argvs
 from contio.gluster.layout import VolumeLayout, place_bricks
 from contio.gluster.node_access import NamespaceNode, SshNode
-from contio.gluster.volume import pending_heal_entries
+from contio.gluster.volume import GlusterVolume, pending_heal_entries
 
 DATA = Path(__file__).parent.parent / "data" / "gluster"
 
@@ -126,3 +126,21 @@ def test_node_stop_event_validation():
         NodeStopEvent(node=2, at=10, restart_at=5)
     with pytest.raises(ValidationError, match="Extra inputs"):
         NodeStopEvent(node=2, at=1, restart_at=2, kill="all")
+    assert NodeStopEvent(node=2, at=1, restart_at=2).mode == "kill"
+    with pytest.raises(ValidationError, match="'kill' or 'power-off'"):
+        NodeStopEvent(node=2, at=1, restart_at=2, mode="reboot")
+
+
+def test_power_off_is_refused_on_ssh_hosts_before_anything_stops(tmp_path):
+    # Cutting a remote host off the network would also cut the SSH session that must
+    # bring it back. Refused at start (no host is contacted: nodes() reads the inventory).
+    inv = tmp_path / "hosts.yaml"
+    inv.write_text("nodes:\n" + "".join(f"  - {{host: gs{i}, bricks: [/d]}}\n" for i in (1, 2, 3)))
+    cluster = SshCluster.load(inv)
+    event = NodeStopEvent(node=2, at=1, restart_at=2, mode="power-off")
+    schedule = FaultSchedule(cluster, GlusterVolume(cluster, "v"), [event])
+    with pytest.raises(ClusterError, match="'power-off' needs a local cluster"):
+        schedule.start()
+    assert schedule.records == []
+    with pytest.raises(ClusterError, match="'power-off' needs a local cluster"):
+        cluster.stop_node(2, isolate=True)

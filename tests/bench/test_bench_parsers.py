@@ -6,6 +6,7 @@ import pytest
 
 from benchmarks.errors import SetupError
 from benchmarks.parsers import (
+    fio_rates,
     fio_read_iops,
     fio_read_total_ios,
     parse_sysbench_fileio,
@@ -54,3 +55,17 @@ def test_fio_json_read_iops_sums_jobs():
 def test_fio_garbage_is_a_setup_error():
     with pytest.raises(SetupError, match="fio"):
         fio_read_iops("fio: no such file\n")
+
+
+def test_fio_rates_per_direction():
+    text = (DATA / "fio-3.33-randread-psync-2jobs.json").read_text()
+    read = fio_rates(text, "read")
+    assert (read.iops, read.bytes_per_sec, read.total_ios) == (
+        pytest.approx(45985.007496),
+        188354590,
+        92016,
+    )
+    write = fio_rates(text, "write")  # a read job: fio reports the write side as zeros
+    assert (write.iops, write.bytes_per_sec, write.total_ios) == (0, 0, 0)
+    with pytest.raises(SetupError, match="fio"):
+        fio_rates(text, "trim-ish")

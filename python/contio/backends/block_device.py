@@ -28,7 +28,8 @@ def _read(path: Path) -> str | None:
 
 
 def describe(device: str) -> dict[str, Any]:
-    """Name, size in bytes, rotational flag, scheduler, model and loop backing file of a device."""
+    """Name, size in bytes, rotational flag, scheduler, model; for a loop device its backing
+    file and whether it does direct I/O on it."""
     sys_dir = _sys_dir(device)
     sectors = _read(sys_dir / "size")
     scheduler = _read(sys_dir / "queue" / "scheduler") or ""
@@ -43,4 +44,6 @@ def describe(device: str) -> dict[str, Any]:
     backing = _read(sys_dir / "loop" / "backing_file")
     if backing:
         info["loop_backing_file"] = backing
+        # 1 when the loop driver reads and writes the file with O_DIRECT (no host page cache).
+        info["loop_direct_io"] = _read(sys_dir / "loop" / "dio") == "1"
     return info

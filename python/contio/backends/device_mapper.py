@@ -29,8 +29,11 @@ def _misc_lists_device_mapper(misc_text: str) -> bool:
     return any(line.split()[1:2] == ["device-mapper"] for line in misc_text.splitlines())
 
 
-def probe(proc_misc: Path = PROC_MISC, sys_misc_dm: Path = SYS_MISC_DM) -> DeviceMapperSupport:
-    """Detect device-mapper and its `striped` target on this host."""
+def probe(
+    proc_misc: Path = PROC_MISC, sys_misc_dm: Path = SYS_MISC_DM, dmsetup: str = "dmsetup"
+) -> DeviceMapperSupport:
+    """Detect device-mapper and its `striped` target on this host (`dmsetup` names the
+    program that lists the targets, for tests)."""
     try:
         misc_text = proc_misc.read_text(encoding="utf-8")
     except OSError:
@@ -41,13 +44,16 @@ def probe(proc_misc: Path = PROC_MISC, sys_misc_dm: Path = SYS_MISC_DM) -> Devic
             f"the kernel has no device-mapper ({proc_misc} does not list 'device-mapper' "
             f"and {sys_misc_dm} does not exist)",
         )
-    if shutil.which("dmsetup") is None:
-        return DeviceMapperSupport(False, "dmsetup not found (install the Debian package 'lvm2')")
-    targets = command.run(["dmsetup", "targets"], check=False)
+    program = shutil.which(dmsetup)
+    if program is None:
+        return DeviceMapperSupport(
+            False, f"{dmsetup} not found (install the Debian package 'lvm2')"
+        )
+    targets = command.run([program, "targets"], check=False)
     if targets.returncode != 0:
         detail = (targets.stderr or targets.stdout).strip().splitlines()
         return DeviceMapperSupport(
-            False, f"`dmsetup targets` failed: {detail[0] if detail else ''}"
+            False, f"`{dmsetup} targets` failed: {detail[0] if detail else ''}"
         )
     if not any(line.split()[:1] == ["striped"] for line in targets.stdout.splitlines()):
         return DeviceMapperSupport(False, "device-mapper lacks the 'striped' target")

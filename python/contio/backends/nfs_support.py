@@ -26,8 +26,16 @@ def _listed(fstypes: Sequence[str], text: str) -> bool:
     return any(f in names for f in fstypes)
 
 
-def probe(role: str = "client", proc_filesystems: Path = PROC_FILESYSTEMS) -> NfsSupport:
-    """Detect kernel NFS support; `role` is 'client' (nfs, nfs4) or 'server' (nfsd)."""
+def probe(
+    role: str = "client",
+    proc_filesystems: Path = PROC_FILESYSTEMS,
+    modprobe: str = "modprobe",
+) -> NfsSupport:
+    """Detect kernel NFS support; `role` is 'client' (nfs, nfs4) or 'server' (nfsd).
+
+    Not listed in `proc_filesystems`: asks `modprobe --dry-run` whether the module could
+    be loaded (`modprobe` names the program, for tests).
+    """
     fstypes, module = (("nfs", "nfs4"), "nfs") if role == "client" else (("nfsd",), "nfsd")
     try:
         text = proc_filesystems.read_text(encoding="utf-8")
@@ -36,17 +44,18 @@ def probe(role: str = "client", proc_filesystems: Path = PROC_FILESYSTEMS) -> Nf
     if _listed(fstypes, text):
         return NfsSupport(True, f"{'/'.join(fstypes)} listed in {proc_filesystems}")
     kernel = os.uname().release
-    if shutil.which("modprobe") is None:
+    program = shutil.which(modprobe)
+    if program is None:
         return NfsSupport(
             False,
             f"kernel {kernel} has no NFS {role}: {'/'.join(fstypes)} is not in "
-            f"{proc_filesystems} and modprobe is not available to load '{module}'",
+            f"{proc_filesystems} and {modprobe} is not available to load '{module}'",
         )
-    dry = command.run(["modprobe", "--dry-run", module], check=False)
+    dry = command.run([program, "--dry-run", module], check=False)
     if dry.returncode != 0:
         return NfsSupport(
             False,
             f"kernel {kernel} has no NFS {role}: {'/'.join(fstypes)} is not in {proc_filesystems} "
-            f"and `modprobe {module}` fails: {(dry.stderr or dry.stdout).strip()}",
+            f"and `{modprobe} {module}` fails: {(dry.stderr or dry.stdout).strip()}",
         )
-    return NfsSupport(True, f"module '{module}' can be loaded with modprobe")
+    return NfsSupport(True, f"module '{module}' can be loaded with {modprobe}")

@@ -41,6 +41,9 @@ class StripedOptions(BackendOptions):
     devices: list[str] = Field(default_factory=list)
     loop_count: int = Field(3, ge=2, le=32)
     loop_size: str = "2GiB"
+    loop_direct_io: bool = False
+    """Loop devices only: each reads and writes its backing file with O_DIRECT (as the
+    `local` backend's option), so direct I/O on the stripe set reaches the disk below."""
     stripe_size: str = DEFAULT_STRIPE
     mkfs_options: list[str] = Field(default_factory=list)
     mount_options: list[str] = Field(default_factory=list)
@@ -65,6 +68,8 @@ class StripedOptions(BackendOptions):
             raise ValueError("'devices' needs at least 2 devices to stripe over (or none: loops)")
         if len(set(self.devices)) != len(self.devices):
             raise ValueError("'devices' lists a device twice")
+        if self.devices and self.loop_direct_io:
+            raise ValueError("'loop_direct_io' applies to loop devices only (no 'devices')")
         stripe = filesystem.parse_size(self.stripe_size)
         if self.method == "btrfs" and stripe != BTRFS_STRIPE_BYTES:
             raise ValueError("'stripe_size' must be 64KiB with method 'btrfs' (fixed by btrfs)")
@@ -114,7 +119,12 @@ class StripedBackend(StorageBackend):
             return list(self.options.devices)
         size = filesystem.parse_size(self.options.loop_size)
         return [
-            loop_device.attach(self.workdir / f"disk{i}.img", size, self.journal)
+            loop_device.attach(
+                self.workdir / f"disk{i}.img",
+                size,
+                self.journal,
+                direct_io=self.options.loop_direct_io,
+            )
             for i in range(self.options.loop_count)
         ]
 

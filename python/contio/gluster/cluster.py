@@ -40,12 +40,13 @@ class GlusterCluster(Protocol):
         """Remove a brick directory and its contents on node `node` (0-based)."""
         ...
 
-    def stop_node(self, node: int) -> None:
-        """Kill the node's glusterd and brick processes (1-based node number)."""
+    def stop_node(self, node: int, isolate: bool = False) -> None:
+        """Kill the node's glusterd and brick processes (1-based node number); with
+        `isolate`, cut the node off the network first (clients then hear nothing)."""
         ...
 
     def start_node(self, node: int) -> None:
-        """Start the node's glusterd again (1-based node number)."""
+        """Start the node's glusterd again, its network too (1-based node number)."""
         ...
 
     def describe(self) -> dict[str, Any]:

@@ -1,12 +1,23 @@
 """Timed fault events for Gluster runs: stop node i at t seconds, restart it at t2.
 
-Stop kills the node's glusterd and brick processes (a crash, not a clean shutdown).
-Restart starts glusterd again, runs `gluster volume start VOL force` so the node's
-bricks come back, then waits (bounded) until `gluster volume heal VOL info` reports zero
-entries on every connected brick. Times are seconds from the schedule's start; each
-record also carries that start as UTC time (`schedule_started_at`), so the report can
-place the events on the engine's time series, whose clock starts when the engine's
-phase does (a little later: process start, target open).
+Stop kills the node's glusterd and brick processes (a crash, not a clean shutdown), in
+one of two ways (`mode`):
+
+- `kill`: the node's network stays up, so its kernel resets the closed connections and
+  clients give the node up at once. On a small machine whose nodes share the CPUs,
+  throughput often *rises* while the node is down (one brick fewer to write to).
+- `power-off`: the node drops off the network first, then its processes die. Clients
+  hear nothing; each request to the node waits until `network.ping-timeout` (Gluster's
+  default: 42 s) passes, then the node is given up — the stall a machine that loses
+  power causes. Local clusters only (an SSH host cannot be cut off and brought back).
+
+Restart starts glusterd again (and brings the node's network back), waits until every
+peer sees it, runs `gluster volume start VOL force` so the node's bricks come back, then
+waits (bounded) until `gluster volume heal VOL info` reports zero entries on every
+connected brick. Times are seconds from the schedule's start; each record also carries
+that start as UTC time (`schedule_started_at`), so the report can place the events on
+the engine's time series, whose clock starts when the engine's phase does (a little
+later: process start, target open).
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from contio.errors import ClusterError
 from contio.gluster.cluster import GlusterCluster
+from contio.gluster.node_access import wait_for_peers
 from contio.gluster.volume import GlusterVolume
 
 
@@ -34,6 +46,9 @@ class NodeStopEvent(BaseModel):
     at: float = Field(ge=0)
     restart_at: float
     heal_timeout: float = Field(300.0, gt=0)
+    mode: Literal["kill", "power-off"] = "kill"
+    """How the node stops: its processes killed (`kill`), or cut off the network first
+    (`power-off`: clients wait for `network.ping-timeout`)."""
 
     @model_validator(mode="after")
     def _order(self) -> NodeStopEvent:
@@ -50,7 +65,11 @@ class EventRecord:
 
     event: NodeStopEvent
     stopped_at: float | None = None
+    """When the node was down (its processes gone; with `power-off`, cut off before)."""
+    restart_began_at: float | None = None
+    """When bringing it back began: the outage is [stopped_at, restart_began_at]."""
     restarted_at: float | None = None
+    """When its glusterd and bricks were running again (`volume start force` done)."""
     healed_at: float | None = None
     heal_seconds: float | None = None
     error: str | None = None
@@ -63,6 +82,7 @@ class EventRecord:
             **self.event.model_dump(),
             "schedule_started_at": self.schedule_started_at,
             "stopped_at": self.stopped_at,
+            "restart_began_at": self.restart_began_at,
             "restarted_at": self.restarted_at,
             "healed_at": self.healed_at,
             "heal_seconds": self.heal_seconds,
@@ -85,9 +105,15 @@ class FaultSchedule:
     def start(self) -> None:
         """Start the clock (t = 0) and the events."""
         nodes = len(self.cluster.nodes())
+        local = self.cluster.reference().get("kind") == "local"
         for ev in self.events:
             if ev.node > nodes:
                 raise ClusterError(f"event stops node {ev.node}; the cluster has {nodes} nodes")
+            if ev.mode == "power-off" and not local:
+                raise ClusterError(
+                    "stop-node mode 'power-off' needs a local cluster (`contio cluster up`); "
+                    "use mode 'kill' on SSH hosts"
+                )
         self._t0 = time.monotonic()
         wall = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         self.records = [EventRecord(ev, schedule_started_at=wall) for ev in self.events]
@@ -113,11 +139,15 @@ class FaultSchedule:
         ev = record.event
         if not self._sleep_until(ev.at):
             return
-        self.cluster.stop_node(ev.node)
+        self.cluster.stop_node(ev.node, isolate=ev.mode == "power-off")
         record.stopped_at = self.elapsed()
         # Restart even when cancelled: a run never ends with a node left down.
         self._sleep_until(ev.restart_at)
+        record.restart_began_at = self.elapsed()
         self.cluster.start_node(ev.node)
+        # `volume start force` is staged on every peer; after `power-off` the others
+        # take seconds to notice the node's new glusterd.
+        wait_for_peers(self.cluster.nodes(), timeout=ev.heal_timeout)
         self.volume.start(force=True)
         record.restarted_at = self.elapsed()
         record.heal_seconds = self.volume.wait_healed(timeout=ev.heal_timeout)

@@ -117,7 +117,14 @@ class SshCluster:
     def remove_dir(self, node: int, path: str) -> None:
         command.run(self._nodes[node].argv(["rm", "-rf", "--one-file-system", "--", path]))
 
-    def stop_node(self, number: int) -> None:
+    def stop_node(self, number: int, isolate: bool = False) -> None:
+        if isolate:
+            # Taking a remote host's network down would also cut the SSH session that
+            # has to bring it back.
+            raise ClusterError(
+                "stop-node mode 'power-off' needs a local cluster (`contio cluster up`); "
+                "on SSH hosts use mode 'kill', or power the machine off yourself"
+            )
         node = self._nodes[number - 1]
         for argv in stop_argvs():
             command.run(node.argv(argv), check=False)  # pkill exits 1 when nothing matched

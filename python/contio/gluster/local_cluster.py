@@ -31,9 +31,11 @@ from contio.backends.interface import state_root
 from contio.backends.undo_journal import Entry, UndoJournal, netns_pids
 from contio.errors import ClusterError
 from contio.gluster import firewall
-from contio.gluster.node_access import NamespaceNode, gluster_text, gluster_xml
+from contio.gluster.node_access import NamespaceNode, gluster_text, wait_for_peers
 
 GLUSTERD_PORT = 24007
+NODE_LINK = "eth0"
+"""The node's end of its veth pair, inside its namespace."""
 START_TIMEOUT = 30.0
 REQUIRED_PROGRAMS = {
     "ip": "iproute2", "nsenter": "util-linux", "unshare": "util-linux", "losetup": "mount",
@@ -175,12 +177,12 @@ class LocalCluster:
         self.journal.record("netns", name=node.netns)
         command.run(["ip", "netns", "add", node.netns])
         self.journal.record("link", name=veth)
-        command.run(["ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0",
+        command.run(["ip", "link", "add", veth, "type", "veth", "peer", "name", NODE_LINK,
                      "netns", node.netns])  # fmt: skip
         command.run(["ip", "link", "set", veth, "master", self.state.bridge, "up"])
         in_ns = ["ip", "-n", node.netns]
-        command.run([*in_ns, "addr", "add", f"{node.address}/{prefix}", "dev", "eth0"])
-        command.run([*in_ns, "link", "set", "eth0", "up"])
+        command.run([*in_ns, "addr", "add", f"{node.address}/{prefix}", "dev", NODE_LINK])
+        command.run([*in_ns, "link", "set", NODE_LINK, "up"])
         command.run([*in_ns, "link", "set", "lo", "up"])
 
     def _make_node_disks(self, node: NodeState) -> None:
@@ -195,18 +197,7 @@ class LocalCluster:
         first = self.nodes()[0]
         for node in self.state.nodes[1:]:
             gluster_text(first, ["peer", "probe", node.address])
-        # Every node must see every other connected: volume operations are staged on all
-        # peers, and a peer still handshaking fails them with "Host … not connected".
-        deadline = time.monotonic() + START_TIMEOUT
-        for node in self.nodes():
-            while True:
-                root = gluster_xml(node, ["pool", "list"])
-                connected = [p.findtext("connected") for p in root.iter("peer")]
-                if len(connected) == len(self.state.nodes) and all(c == "1" for c in connected):
-                    break
-                if time.monotonic() > deadline:
-                    raise ClusterError(f"peers not all connected after {START_TIMEOUT:g} s")
-                time.sleep(0.3)
+        wait_for_peers(self.nodes(), START_TIMEOUT)
 
     # -- nodes -------------------------------------------------------------------
     def _node(self, number: int) -> NodeState:
@@ -227,8 +218,12 @@ class LocalCluster:
         return None
 
     def start_node(self, number: int) -> None:
-        """Start glusterd of node `number` (1-based) and wait until it accepts connections."""
+        """Start glusterd of node `number` (1-based) and wait until it accepts connections.
+
+        The node's network comes up first, in case `stop_node(isolate=True)` took it down.
+        """
         node = self._node(number)
+        command.run(["ip", "-n", node.netns, "link", "set", NODE_LINK, "up"])
         if self.glusterd_pid(number) is not None:
             return
         argv = [
@@ -251,9 +246,16 @@ class LocalCluster:
                 raise ClusterError(f"glusterd of node {number} does not answer its CLI")
             time.sleep(0.2)
 
-    def stop_node(self, number: int) -> None:
-        """Kill every process of node `number` (glusterd, bricks, self-heal daemon): a crash."""
+    def stop_node(self, number: int, isolate: bool = False) -> None:
+        """Kill every process of node `number` (glusterd, bricks, self-heal daemon): a crash.
+
+        `isolate`: take the node's network link down first, so the resets of its closed
+        connections never reach the clients: they wait for `network.ping-timeout`, as
+        when a machine loses power. `start_node` brings the link back.
+        """
         netns = self._node(number).netns
+        if isolate:
+            command.run(["ip", "-n", netns, "link", "set", NODE_LINK, "down"])
         deadline = time.monotonic() + START_TIMEOUT
         while pids := netns_pids(netns):
             for pid in pids:

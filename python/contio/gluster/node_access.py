@@ -7,6 +7,7 @@ remote side does run a shell, so every word is quoted with `shlex.quote`.
 from __future__ import annotations
 
 import shlex
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -83,3 +84,28 @@ def gluster_text(node: GlusterNode, args: Sequence[str], timeout: float = GLUSTE
         detail = (proc.stderr or proc.stdout).strip()
         raise ClusterError(f"`gluster {' '.join(args)}` on {node.address} failed: {detail}")
     return proc.stdout
+
+
+def wait_for_peers(nodes: Sequence[GlusterNode], timeout: float) -> float:
+    """Wait until every node's glusterd sees every node connected; the seconds waited.
+
+    Volume operations are staged on all peers, and a peer still handshaking (a pool just
+    formed, a node just restarted) fails them with "Host … not connected".
+    """
+    start = time.monotonic()
+    for node in nodes:
+        while True:
+            try:
+                root = gluster_xml(node, ["pool", "list"])
+                connected = [p.findtext("connected") for p in root.iter("peer")]
+            except ClusterError:
+                connected = []  # a glusterd just started may not answer yet
+            if len(connected) == len(nodes) and all(c == "1" for c in connected):
+                break
+            if time.monotonic() - start > timeout:
+                raise ClusterError(
+                    f"peers of {node.address} not all connected after {timeout:g} s "
+                    f"(connected: {connected})"
+                )
+            time.sleep(0.3)
+    return time.monotonic() - start
