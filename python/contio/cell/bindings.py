@@ -18,6 +18,7 @@ ENGINE_TARGET = {
     "redis": "redis",
     "cassandra": "cassandra",
     "ferretdb": "mongodb",
+    "mongodb": "mongodb",
 }
 
 
