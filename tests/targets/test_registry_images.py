@@ -49,7 +49,12 @@ class RecordingContainer:
     @property
     def attrs(self) -> dict:
         env = [f"{key}={value}" for key, value in self.env.items()]
-        return {"Config": {"Image": self.image, "Env": env}}
+        networks = {"contio-exp": {"IPAddress": "172.18.0.2"}}
+        return {"Config": {"Image": self.image, "Env": env},
+                "NetworkSettings": {"Networks": networks}}  # fmt: skip
+
+    def reload(self) -> None:
+        pass
 
     def exec_run(self, argv, environment=None):
         self.calls.append((list(argv), environment))
@@ -234,6 +239,10 @@ def test_mongodb_settings_come_from_server_status():
 
 
 def test_mongodb_is_driven_by_the_engines_mongodb_binding():
-    binding = engine_binding(registry.target("mongodb"), RecordingContainer("mongo:7"))
-    assert binding.target == "mongodb"
-    assert binding.properties["mongodb.url"].startswith("mongodb://contio-exp-db:27017/ycsb?")
+    target, container = registry.target("mongodb"), RecordingContainer("mongo:7")
+    binding = engine_binding(target, container)
+    assert binding.target == "mongodb" and binding.host_network
+    # From the host's network namespace, at the server's bridge address.
+    assert binding.properties["mongodb.url"].startswith("mongodb://172.18.0.2:27017/ycsb?")
+    bridged = engine_binding(target, container, host_network=False)
+    assert bridged.properties["mongodb.url"].startswith("mongodb://contio-exp-db:27017/ycsb?")
