@@ -5,9 +5,9 @@ Where the client sits: by default the engine's client container joins the host's
 network namespace and reaches the server at its address on the experiment's bridge,
 the path a client running on the host takes. A client container with a network
 namespace of its own on the bridge adds a veth hop and the bridge's netfilter pass in
-each direction, which cost about a fifth more CPU per operation against Redis on a
-2-core machine (docs/benchmarks.md, `containers`); `host_network=False` keeps that
-isolation (the server is then reached by name through Docker's DNS).
+each direction, which cost 14% more CPU per operation and 15% of the ops/s against
+Redis on a 2-core machine (docs/benchmarks.md, `containers`); `host_network=False`
+keeps that isolation (the server is then reached by name through Docker's DNS).
 """
 
 from __future__ import annotations
