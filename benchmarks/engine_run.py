@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,15 +34,18 @@ class EngineRun:
         return int(self.document["operations"])
 
 
-def run_engine(ctx: BenchContext, args: list[str], *, timeout: float = 1800.0) -> EngineRun:
-    """Runs `contio-engine ARGS... -json FILE` and returns its document.
+def run_engine(
+    ctx: BenchContext, args: list[str], *, timeout: float = 1800.0, launcher: Sequence[str] = ()
+) -> EngineRun:
+    """Runs `contio-engine ARGS... -json FILE` and returns its document. `launcher` is
+    argv that execs the engine after setting something up (`PeerCgroup.launcher()`).
 
     SetupError when the engine exits non-zero or reports a status other than "ok":
     a benchmark built on a failed run would measure nothing.
     """
     with tempfile.TemporaryDirectory(prefix="contio-bench-") as tmp:
         json_path = Path(tmp) / "result.json"
-        argv = [str(ctx.engine), *args, "-json", str(json_path)]
+        argv = [*launcher, str(ctx.engine), *args, "-json", str(json_path)]
         child = run_child(argv, timeout=timeout)
         if child.returncode != 0:
             raise SetupError(

@@ -27,15 +27,20 @@ def docker_client() -> Iterator[docker.DockerClient]:
 def engine_image(docker_client: docker.DockerClient) -> Iterator[str]:
     """The id of `contio/engine` built from this tree (reused while its recipe is unchanged).
 
-    Containers are started by id and the image gets a second tag for the session, so a
-    build from another tree that moves `contio/engine:latest` meanwhile neither changes
-    nor removes (an image with two tags is not removed by id) what these tests run.
+    Containers are started by id, and a created (never started) container of the image
+    is kept for the session: dockerd refuses to remove an image a container uses, so a
+    build from another tree that moves `contio/engine:latest` meanwhile cannot remove
+    what these tests run. (A second tag would not do: removing an image by id untags
+    every tag of one repository.)
     """
     (engine,) = [r for r in build(docker_client, ["engine"]) if r.name == "engine"]
-    session_tag = f"test-{uuid.uuid4().hex[:10]}"
-    docker_client.images.get(engine.image_id).tag("contio/engine", session_tag)
-    yield engine.image_id
-    docker_client.images.remove(f"contio/engine:{session_tag}", noprune=True)
+    holder = DockerRuntime(experiment=f"test-hold-{uuid.uuid4().hex[:10]}")
+    holder.prepare()
+    try:
+        holder.client.containers.create(engine.image_id, labels=holder.labels("hold"))
+        yield engine.image_id
+    finally:
+        holder.close()
 
 
 def database_image(docker_client: docker.DockerClient, recipe: str) -> None:

@@ -1,11 +1,16 @@
-"""Each database target on the real dockerd: start with data on a host path, become ready,
-create the YCSB schema, and keep a row written with the database's own client.
+"""Each database target on the real dockerd, from contio's offline image: start with
+caches minimal, a memory limit and data on a host path, become ready, create the YCSB
+schema, keep a row written with the database's own client; and the server itself
+reports the minimal-cache settings while its cgroup carries the memory limit.
+
+One container per database serves every assertion about it (module-scoped fixture).
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import docker
@@ -17,12 +22,31 @@ from contio.images.build import build
 from contio.runtime import labels
 from contio.runtime.docker import ContainerSpec, DataMount, DockerRuntime
 from contio.runtime.docker_engine import ensure_engine
+from contio.samplers.cgroup import ContainerCgroup
 from contio.targets import registry
-from contio.targets.base import CacheMode, DatabaseTarget, TargetOptions, run_in
+from contio.targets.base import (
+    YCSB_PASSWORD,
+    CacheMode,
+    DatabaseTarget,
+    TargetOptions,
+    run_in,
+)
+from minimal_settings import MINIMAL_SETTINGS
 
 pytestmark = pytest.mark.docker
 
 VALUE = "contio-\u00e9t\u00e9-42"  # non-ASCII: the round trip must keep the bytes
+MEM_LIMIT = "1g"
+
+
+@dataclass
+class Server:
+    """One running database container of this module."""
+
+    name: str
+    target: DatabaseTarget
+    container: Container
+    data: Path
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +54,41 @@ def client() -> Iterator[docker.DockerClient]:
     client = ensure_engine()
     yield client
     client.close()
+
+
+@pytest.fixture(scope="module")
+def servers_runtime(client: docker.DockerClient) -> Iterator[DockerRuntime]:
+    runtime = DockerRuntime(experiment=f"test-{uuid.uuid4().hex[:10]}")
+    runtime.prepare()
+    try:
+        yield runtime
+    finally:
+        runtime.close()
+    selector = {"label": f"{labels.EXPERIMENT}={runtime.experiment}"}
+    assert not client.containers.list(all=True, filters=selector)
+
+
+@pytest.fixture(scope="module", params=registry.offline_names())
+def server(
+    request: pytest.FixtureRequest,
+    client: docker.DockerClient,
+    servers_runtime: DockerRuntime,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Server]:
+    """The database started with caches minimal, a memory limit and a host data directory."""
+    name = request.param
+    target = registry.target(name)
+    build(client, [target.recipe])  # reused when the recipe is unchanged
+    data = tmp_path_factory.mktemp(name) / "data"
+    options = TargetOptions(cache=CacheMode.MINIMAL, mem_limit=MEM_LIMIT)
+    container = target.start(servers_runtime, f"db-{name}", options, host_path=data)
+    try:
+        target.wait_ready(container, timeout_s=240)
+        target.create_schema(container)
+        target.create_schema(container)  # idempotent
+        yield Server(name, target, container, data)
+    finally:
+        container.remove(force=True, v=True)
 
 
 @pytest.fixture
@@ -97,32 +156,44 @@ ROUND_TRIP: dict[str, Callable[[DatabaseTarget, Container], str]] = {
 }
 
 
-def test_every_target_has_a_round_trip():
-    assert sorted(registry.names()) == sorted(ROUND_TRIP)
+def test_every_offline_target_has_a_round_trip_and_minimal_settings():
+    assert sorted(registry.offline_names()) == sorted(ROUND_TRIP) == sorted(MINIMAL_SETTINGS)
 
 
-@pytest.mark.parametrize("name", registry.names())
-def test_database_starts_on_a_host_path_and_keeps_a_row(
-    name: str, client: docker.DockerClient, runtime: DockerRuntime, tmp_path: Path
-):
-    target = registry.target(name)
-    build(client, [target.recipe])  # reused when the recipe is unchanged
-    data = tmp_path / "data"
-    options = TargetOptions(cache=CacheMode.MINIMAL, mem_limit="1g")
-
-    container = target.start(runtime, "db", options, host_path=data)
-    target.wait_ready(container, timeout_s=240)
-    target.create_schema(container)
-    target.create_schema(container)  # idempotent
-
-    assert ROUND_TRIP[name](target, container) == VALUE
+def test_database_keeps_a_row_in_files_on_the_host_path(server: Server):
+    assert ROUND_TRIP[server.name](server.target, server.container) == VALUE
     # The server wrote its files to the host path, as the server's own user.
-    written = list(data.iterdir())
+    written = list(server.data.iterdir())
     assert written
-    assert all(path.stat().st_uid == target.uid for path in written)
-    host = container.attrs["HostConfig"]
-    assert host["Memory"] == 1024**3
+    assert all(path.stat().st_uid == server.target.uid for path in written)
+    host = server.container.attrs["HostConfig"]
     assert host["CapDrop"] == ["ALL"] and host["ReadonlyRootfs"] is True
+
+
+def test_server_reports_the_minimal_cache_settings(server: Server):
+    reported = server.target.effective_settings(server.container)
+    expected = MINIMAL_SETTINGS[server.name]
+    assert {name: reported.get(name) for name in expected} == expected
+
+
+def test_the_memory_limit_is_on_the_container_cgroup(server: Server):
+    assert server.container.attrs["HostConfig"]["Memory"] == 1024**3
+    assert ContainerCgroup(server.container.id).memory_limit() == 1024**3
+
+
+@pytest.mark.parametrize("server", ["mariadb"], indirect=True)
+def test_mariadb_answers_the_tcp_client_that_official_images_are_probed_with(server: Server):
+    # The registry-image path (`ycsb` over TCP with MYSQL_PWD) against contio's server.
+    argv = server.target.tcp_client("mariadb", "SELECT CURRENT_USER()")
+    assert run_in(server.container, argv, {"MYSQL_PWD": YCSB_PASSWORD}) == "ycsb@%"
+
+
+@pytest.mark.parametrize("server", ["ferretdb"], indirect=True)
+def test_ferretdb_reads_by_id_through_the_index(server: Server):
+    # contio/ferretdb fixes FerretDB 1.24's `_id` lookups, which scanned the table.
+    with server.target.client(server.container) as client:
+        plan = client.ycsb.usertable.find({"_id": "user1"}).explain()["queryPlanner"]["Plan"]
+    assert any("USING INDEX" in step for step in plan), plan
 
 
 def test_server_that_exits_gives_its_last_log_lines(runtime: DockerRuntime, client):

@@ -100,6 +100,7 @@ def start_client(runtime: DockerRuntime, image: str, workdir: Path, job: EngineJ
         mounts=[DataMount(target=str(WORKDIR), host_path=workdir)],
         user=f"{ENGINE_UID}:{ENGINE_UID}",
         read_only=True,
+        host_network=job.binding.host_network,
     )
     return runtime.run(spec)
 

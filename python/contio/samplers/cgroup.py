@@ -112,6 +112,17 @@ class ContainerCgroup:
             io=_v2_io(self._text("", "io.stat")),
         )
 
+    def memory_limit(self) -> int | None:
+        """The cgroup's memory limit in bytes; None when it has none.
+
+        v1 writes "no limit" as the largest page-aligned value (about 2^63), v2 as `max`.
+        """
+        if self.layout == "v1":
+            value = int(self._text("memory", "memory.limit_in_bytes"))
+            return None if value >= 1 << 62 else value
+        text = self._text("", "memory.max").strip()
+        return None if text == "max" else int(text)
+
     def _task_io(self) -> tuple[int, int]:
         """(read_bytes, write_bytes) of /proc/PID/io summed over the cgroup's processes."""
         read = write = 0

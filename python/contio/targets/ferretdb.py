@@ -1,62 +1,57 @@
 """FerretDB (MongoDB wire protocol) on SQLite: the YCSB collection in database `ycsb`.
 
-FerretDB ships no shell client, so the probe and the schema go through pymongo from
-the host to the port published on 127.0.0.1: a real MongoDB `ping` and `create`.
+Caches minimal: SQLite's page cache per connection (2 MB by default) shrinks to its
+floor of 10 pages through a `_pragma` of the SQLite URL, which FerretDB hands to its
+SQLite driver for every connection it opens.
 """
 
 from __future__ import annotations
 
-from docker.models.containers import Container
-from pymongo import MongoClient
-from pymongo.errors import CollectionInvalid, PyMongoError
+from urllib.parse import parse_qs, urlsplit
 
-from contio.errors import RuntimeUnavailableError
+from docker.models.containers import Container
+
 from contio.images import ferretdb as image
-from contio.runtime.docker import published_port
-from contio.targets.base import (
-    YCSB_DATABASE,
-    YCSB_TABLE,
-    DatabaseTarget,
-    ProbeResult,
-    TargetOptions,
-)
+from contio.targets.base import CacheMode, TargetOptions
+from contio.targets.mongo_wire import MongoWireTarget
 from contio.targets.registry import register
+
+SQLITE_URL = f"file:{image.DATA_DIR}/"
+#: SQLite keeps at least 10 pages per connection whatever cache_size says
+MINIMAL_PRAGMAS = ("cache_size(10)",)
 
 
 @register
-class FerretdbTarget(DatabaseTarget):
+class FerretdbTarget(MongoWireTarget):
     """ferretdb from contio/ferretdb with the sqlite handler."""
 
     name = "ferretdb"
     recipe = "ferretdb"
-    port = "27017/tcp"
     data_dir = image.DATA_DIR
     uid = image.UID
 
     def server_args(self, options: TargetOptions) -> list[str]:
-        # SQLite's own page cache is small (2 MB) and not configurable through FerretDB 1.x.
-        return []
+        url = SQLITE_URL
+        if options.cache is CacheMode.MINIMAL:
+            url += "?" + "&".join(f"_pragma={pragma}" for pragma in MINIMAL_PRAGMAS)
+        return [f"--sqlite-url={url}"]
 
-    def client(self, container: Container) -> MongoClient:
-        """A pymongo client of the server (the caller closes it)."""
-        port = published_port(container, self.port)
-        return MongoClient(
-            "127.0.0.1", port, serverSelectionTimeoutMS=2000, connectTimeoutMS=2000,
-            directConnection=True,
+    def effective_settings(self, container: Container) -> dict[str, str]:
+        """The SQLite pragmas on the server's command line (`cache_size` → `10`).
+
+        FerretDB answers no settings query (its getCmdLineOpts returns a fixed argv), so
+        this reads the running server process's command line (`docker top`).
+        """
+        # Docker needs the PID column to list processes; the command line is the last one.
+        top = container.top(ps_args="-o pid,args")
+        commands = [process[-1] for process in top.get("Processes") or []]
+        url = next(
+            (arg.split("=", 1)[1] for command in commands for arg in command.split()
+             if arg.startswith("--sqlite-url=")),
+            "",
         )  # fmt: skip
-
-    def probe(self, container: Container) -> ProbeResult:
-        try:
-            with self.client(container) as client:
-                client.admin.command("ping")
-        except (PyMongoError, RuntimeUnavailableError) as exc:
-            # RuntimeUnavailableError: the container stopped and its port went with it.
-            return ProbeResult(False, str(exc)[:300])
-        return ProbeResult(True, "ping ok")
-
-    def create_schema(self, container: Container) -> None:
-        with self.client(container) as client:
-            try:
-                client[YCSB_DATABASE].create_collection(YCSB_TABLE)
-            except CollectionInvalid:
-                pass  # already there
+        settings = {"sqlite-url": url}
+        for pragma in parse_qs(urlsplit(url).query).get("_pragma", []):
+            name, _, value = pragma.partition("(")
+            settings[name] = value.rstrip(")")
+        return settings

@@ -3,6 +3,9 @@
 Redis keeps the whole data set in memory by design, so "caches off" cannot apply to
 reads; what reaches storage is the append-only file, fsynced each second by default
 and on every write in the minimal mode.
+
+The official `redis` images run the same way: their entrypoint prepends `redis-server`
+to arguments that start with `-`, and skips its chown when not started as root.
 """
 
 from __future__ import annotations
@@ -10,13 +13,24 @@ from __future__ import annotations
 from docker.models.containers import Container
 
 from contio.images import redis as image
-from contio.targets.base import CacheMode, DatabaseTarget, ProbeResult, TargetOptions, exec_in
+from contio.targets.base import (
+    CacheMode,
+    DatabaseTarget,
+    ProbeResult,
+    TargetOptions,
+    exec_in,
+    run_in,
+)
 from contio.targets.registry import register
+
+#: what `effective_settings` asks the server for (`CONFIG GET`, one name at a time:
+#: Redis before 7 takes a single pattern)
+SETTINGS = ("appendonly", "appendfsync", "save", "maxmemory")
 
 
 @register
 class RedisTarget(DatabaseTarget):
-    """redis-server from contio/redis."""
+    """redis-server from contio/redis, or the official `redis` images."""
 
     name = "redis"
     recipe = "redis"
@@ -44,3 +58,11 @@ class RedisTarget(DatabaseTarget):
 
     def create_schema(self, container: Container) -> None:
         """Nothing to create: YCSB's Redis binding stores a hash per key and a sorted-set index."""
+
+    def effective_settings(self, container: Container) -> dict[str, str]:
+        settings = {}
+        for name in SETTINGS:
+            # --raw prints the name, then the value on its own line (empty for `save ""`).
+            lines = run_in(container, ["redis-cli", "--raw", "CONFIG", "GET", name]).split("\n")
+            settings[name] = lines[1].strip() if len(lines) > 1 else ""
+        return settings

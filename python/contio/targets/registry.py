@@ -11,7 +11,7 @@ from contio.errors import UsageError
 from contio.targets.base import DatabaseTarget
 
 _TARGETS: dict[str, type[DatabaseTarget]] = {}
-_MODULES = ("mariadb", "postgres", "redis", "cassandra", "ferretdb")
+_MODULES = ("mariadb", "postgres", "redis", "cassandra", "ferretdb", "mongodb")
 
 
 def register(cls: type[DatabaseTarget]) -> type[DatabaseTarget]:
@@ -29,6 +29,12 @@ def names() -> list[str]:
     """Every database target's name."""
     _load()
     return list(_TARGETS)
+
+
+def offline_names() -> list[str]:
+    """The targets contio has an offline image for (every one but `mongodb`)."""
+    _load()
+    return [name for name, cls in _TARGETS.items() if cls.recipe is not None]
 
 
 def target(name: str) -> DatabaseTarget:
