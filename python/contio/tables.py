@@ -34,6 +34,9 @@ def results_table(summaries: list[CellSummary]) -> Table:
     common = ", ".join(f"{k.removeprefix('properties.')}={v}" for k, v in constant.items())
     reasons = sorted({s.reason for s in summaries if s.status == "skipped" and s.reason})
     skipped = "".join(f"\nskipped: {reason}" for reason in reasons)
+    skipped += "".join(
+        f"\nfailed: cell {s.cell_index}: {s.reason}" for s in summaries if s.status == "failed"
+    )
     table = Table(
         title="contio results" + (f" ({common})" if common else ""),
         caption=(
@@ -65,6 +68,9 @@ def results_table(summaries: list[CellSummary]) -> Table:
                 *levels, "skipped (see below)", "", "", "", *("" for _ in io_columns), "0"
             )
             continue
+        if s.status == "failed" and s.repetitions == 0:
+            table.add_row(*levels, "failed (see below)", "", "", "", *("" for _ in io_columns), "0")
+            continue
         table.add_row(
             *levels,
             _number(ci.mean) + half,
@@ -75,6 +81,6 @@ def results_table(summaries: list[CellSummary]) -> Table:
                 "–" if math.isnan(v) else _number(v)
                 for v in (s.read_mib_per_sec, s.written_mib_per_sec, s.iops)[: len(io_columns)]
             ),
-            str(s.repetitions),
+            str(s.repetitions) + (" (failed)" if s.status == "failed" else ""),
         )
     return table

@@ -90,18 +90,26 @@ def engine_args(job: EngineJob) -> list[str]:
     )
 
 
-def start_client(runtime: DockerRuntime, image: str, workdir: Path, job: EngineJob) -> Container:
-    """Start `job` in a client container (detached); `finish_client` collects it."""
-    spec = ContainerSpec(
-        name=job.name,
+def engine_container(
+    name: str, image: str, args: list[str], mounts: list[DataMount]
+) -> ContainerSpec:
+    """One engine phase as a container: `contio/engine` (its entrypoint is the engine)
+    with `args`, as the image's unprivileged user, read-only root, no capabilities."""
+    return ContainerSpec(
+        name=name,
         image=image,
         role="engine",
-        command=engine_args(job),
-        mounts=[DataMount(target=str(WORKDIR), host_path=workdir)],
+        command=args,
+        mounts=mounts,
         user=f"{ENGINE_UID}:{ENGINE_UID}",
         read_only=True,
     )
-    return runtime.run(spec)
+
+
+def start_client(runtime: DockerRuntime, image: str, workdir: Path, job: EngineJob) -> Container:
+    """Start `job` in a client container (detached); `finish_client` collects it."""
+    mounts = [DataMount(target=str(WORKDIR), host_path=workdir)]
+    return runtime.run(engine_container(job.name, image, engine_args(job), mounts))
 
 
 def finish_client(

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from contio.cli import cli
 from contio.cli.run import PROFILE_HELP, load_spec
+from contio.docker_setup import plan_docker
 from contio.matrix import expand
 from contio.plan import Plan
 
@@ -21,5 +22,6 @@ def plan(spec: Path | None, profile: str | None) -> None:
     """Show what `contio run SPEC` would do, without doing any of it."""
     experiment, _ = load_spec(spec, profile)
     cells = expand(experiment, str(spec or "default spec"))
+    docker = plan_docker(experiment, cells)  # exit code 2 when docker cells cannot run here
     console = Console() if Console().is_terminal else Console(width=160)
-    console.print(Plan(experiment, cells, profile).render(), highlight=False)
+    console.print(Plan(experiment, cells, profile, docker).render(), highlight=False)

@@ -30,6 +30,8 @@ def results(folder: Path) -> None:
     console.print(results_table(summaries))
     done = sum(1 for c in cells if c["status"] == "done")
     skipped = sum(1 for c in cells if c["status"] == "skipped")
+    failed = sum(1 for c in cells if c["status"] == "failed")
     console.print(
-        f"{done} of {len(cells)} cells done, {skipped} skipped · {folder}", highlight=False
+        f"{done} of {len(cells)} cells done, {skipped} skipped, {failed} failed · {folder}",
+        highlight=False,
     )
