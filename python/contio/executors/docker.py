@@ -36,17 +36,19 @@ from contio.backends.interface import DataLocation, DockerVolume, HostPath
 from contio.cell.client import ENGINE_UID, engine_container
 from contio.cell.servers import Server, ServerRequest, exit_code, remove_servers, start_servers
 from contio.cell.watch import Client, release_at_barrier, watch
-from contio.errors import CellFailed, Interrupted, UsageError
+from contio.errors import CellFailed, Interrupted, RuntimeUnavailableError, UsageError
 from contio.executors.base import ContainerPhase, DataSession, StatusCallback
 from contio.executors.process import ops_per_sec_in
+from contio.images import engine as engine_image
 from contio.io_controls import IoController
 from contio.runtime.docker import DataMount, DockerRuntime
 from contio.samplers.phase import client_source, server_source
 from contio.samplers.series import Sampler
 from contio.targets.base import TargetOptions
 
-VOLUME_DIR = Path("/data")
-"""Where an engine container mounts a Docker volume holding its own data."""
+VOLUME_DIR = Path(engine_image.DATA_DIR)
+"""Where an engine container mounts a Docker volume holding its own data (the image's
+directory of the engine's user, so a new volume is the engine's to write)."""
 BARRIER_TIMEOUT_S = 600.0
 """How long clients may take to connect and reach the start barrier (the engine's own)."""
 STATUS_EVERY_S = 1.0
@@ -79,7 +81,10 @@ class DockerCellExecutor:
         Docker setup made ready."""
         setup = context.docker
         runtime = DockerRuntime(experiment=context.experiment)
-        runtime.prepare()
+        try:
+            runtime.prepare()
+        except docker.errors.DockerException as exc:
+            raise RuntimeUnavailableError(f"the Docker engine failed to prepare: {exc}") from exc
         return cls(
             runtime,
             setup.engine_image,
