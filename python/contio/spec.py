@@ -216,10 +216,13 @@ def field_path(loc: tuple[int | str, ...]) -> str:
 
 
 def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
-    """The spec model that holds the field at `loc`, walking nested models."""
+    """The spec model that holds the field at `loc`, walking nested models (a mapping's
+    keys, like list indexes, are steps to skip)."""
     model: type[BaseModel] = root
+    keyed = False
     for part in loc:
-        if isinstance(part, int):
+        if isinstance(part, int) or keyed:
+            keyed = False
             continue
         field = model.model_fields.get(part)
         if field is None:
@@ -231,6 +234,7 @@ def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseMod
         if not nested:
             return None
         model = nested[0]
+        keyed = dict in (typing.get_origin(field.annotation), field.annotation)
     return model
 
 
