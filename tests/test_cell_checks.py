@@ -135,3 +135,15 @@ def test_plan_refuses_a_database_target_with_the_process_runtime(tmp_path):
     )
     assert done.returncode == 2
     assert "factors.target[1]: 'redis' is a database target" in done.stderr
+
+
+def test_the_database_targets_a_spec_knows_are_the_registrys():
+    from contio.cell.bindings import ENGINE_TARGET
+    from contio.targets import registry
+    from contio.targets.engine_targets import DATABASE_BINDINGS, TARGETS
+
+    # A target added to the registry needs its binding here too (the spec checks use it
+    # without importing the targets).
+    assert list(DATABASE_BINDINGS) == registry.names()
+    assert all(binding in TARGETS for binding in DATABASE_BINDINGS.values())
+    assert ENGINE_TARGET is DATABASE_BINDINGS

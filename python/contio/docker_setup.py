@@ -81,10 +81,21 @@ def connect(spec: ExperimentSpec) -> docker.DockerClient:
         ) from None
 
 
-def _recipe_of(target: str) -> str:
+def _recipe_of(target: str) -> str | None:
+    """The offline image recipe of a database target (None: it has none, a registry image
+    must be named)."""
     from contio.targets import registry
 
-    return registry.target(target).recipe
+    return getattr(registry.target(target), "recipe", None)
+
+
+def _check_images(spec: ExperimentSpec, targets: Sequence[str]) -> None:
+    for target in targets:
+        if _recipe_of(target) is None and _registry_image(spec, target) is None:
+            raise RuntimeRequiredError(
+                f"target_options.{target}.image",
+                f"{target!r} has no offline image: name a registry image for it",
+            )
 
 
 def _registry_image(spec: ExperimentSpec, target: str) -> str | None:
@@ -103,8 +114,9 @@ def prepare_docker(
         return None
     from contio.images.build import build
 
-    client = connect(spec)
     targets = database_targets(wanted)
+    _check_images(spec, targets)
+    client = connect(spec)
     recipes = [ENGINE_RECIPE] + [_recipe_of(t) for t in targets if _registry_image(spec, t) is None]
     say = echo or (lambda _: None)
     say(
@@ -164,6 +176,7 @@ def plan_docker(spec: ExperimentSpec, cells: Sequence[Cell]) -> DockerPlan | Non
         return None
     from contio.images import registry
 
+    _check_images(spec, database_targets(wanted))
     client = connect(spec)
     try:
         version = client.version().get("Version", "?")
@@ -175,7 +188,7 @@ def plan_docker(spec: ExperimentSpec, cells: Sequence[Cell]) -> DockerPlan | Non
             if reference:
                 refs.append((reference, False))
             else:
-                refs.append((registry.recipe(_recipe_of(target)).tag, True))
+                refs.append((registry.recipe(str(_recipe_of(target))).tag, True))
         for reference, offline in dict.fromkeys(refs):
             images.append((reference, _state(client, reference, offline)))
     finally:

@@ -19,7 +19,7 @@ from contio.cell.bindings import EngineBinding, engine_binding
 from contio.errors import CellFailed, ContioError, Interrupted
 from contio.runtime.docker import DataMount, DockerRuntime
 from contio.targets import registry
-from contio.targets.base import DatabaseTarget, TargetOptions, prepare_host_dir
+from contio.targets.base import DatabaseTarget, TargetOptions
 
 
 @dataclass(frozen=True)
@@ -100,14 +100,16 @@ def start_servers(
 def _start(
     runtime: DockerRuntime, target: DatabaseTarget, request: ServerRequest, options: OptionsFor
 ) -> Container:
+    opts = options(target.name)
     if request.host_path is not None:
-        prepare_host_dir(request.host_path, target.uid)
-        data = DataMount(target=target.data_dir, host_path=request.host_path)
-    elif request.volume is not None:
-        data = DataMount(target=target.data_dir, volume=request.volume)
-    else:
+        # The target hands the directory to its server's uid and bind-mounts it.
+        return target.start(runtime, request.name, opts, host_path=request.host_path)
+    if request.volume is None:
         raise ValueError(f"server {request.name}: give a host path or a volume")
-    return runtime.run(target.container_spec(request.name, data, options(target.name)))
+    # A volume made already (the backend's definition): Docker fills an empty volume from
+    # the image's data directory, with its owner.
+    data = DataMount(target=target.data_dir, volume=request.volume)
+    return runtime.run(target.container_spec(request.name, data, opts))
 
 
 def exit_code(container: Container) -> int | None:
