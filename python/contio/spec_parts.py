@@ -139,12 +139,16 @@ class StopRule(SpecModel):
         return self.rule == "adaptive"
 
     def engine_properties(self) -> dict[str, str]:
-        """The engine properties this rule sets for every run phase."""
+        """The engine properties this rule sets for every run phase.
+
+        The rule decides which size counts: a profile that turns `fixed-ops` into
+        `fixed-time` merges `seconds` in beside the `operations` it leaves behind.
+        """
         if self.rule == "workload":
             return {}
-        if self.operations is not None:
-            return {"operationcount": str(self.operations), "maxexecutiontime": "0"}
-        return {"operationcount": "0", "maxexecutiontime": f"{self.seconds:g}"}
+        if self.rule == "fixed-time" or (self.rule == "adaptive" and self.seconds is not None):
+            return {"operationcount": "0", "maxexecutiontime": f"{self.seconds:g}"}
+        return {"operationcount": str(self.operations), "maxexecutiontime": "0"}
 
 
 class LoadPolicy(SpecModel):
