@@ -41,6 +41,16 @@ class DockerSetup:
     images: dict[str, str] = field(default_factory=dict)
     """Database target → its image (an id, or the registry reference a spec names)."""
 
+    def describe(self) -> dict[str, object]:
+        """The engine and images a run used (kept in the results index)."""
+        version = self.client.version()
+        return {
+            "docker_version": version.get("Version"),
+            "api_version": version.get("ApiVersion"),
+            "engine_image": self.engine_image,
+            "images": dict(self.images),
+        }
+
     def target_options(self, spec: ExperimentSpec) -> dict[str, TargetOptions]:
         """How to run each database target of the spec (`contio.targets.base`)."""
         found = {}

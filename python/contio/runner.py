@@ -25,6 +25,7 @@ import dataclasses
 import importlib
 import json
 import sys
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +78,12 @@ class RunOutcome:
 
 
 ProgressFactory = Callable[[list[Cell], ExperimentSpec], RunProgress]
+
+
+def experiment_id(name: str) -> str:
+    """A run's id for the labels and names of its Docker resources: short, because a
+    container's name is the host name its clients resolve (a DNS label: 63 characters)."""
+    return f"{name[:20]}-{uuid.uuid4().hex[:8]}"
 
 
 def _to_stderr(message: str) -> None:
@@ -164,10 +171,11 @@ class Runner:
         # Which mechanism applied block I/O groups (cgroup v1 does not throttle buffered
         # writes; the controller's mechanism string says what was used).
         index.set_meta(f"io_mechanism.session{self._session}", self.io.mechanism)
-        self._experiment = f"{folder.path.name}-s{self._session}"
+        self._experiment = experiment_id(self.spec.name)
         if self._docker is not None:
             # Every container, network and volume of this session carries this label.
             index.set_meta(f"docker_experiment.session{self._session}", self._experiment)
+            index.set_meta(f"docker.session{self._session}", self._docker.describe())
         return folder, index
 
     def _run_all(self, engine: Path, folder: ResultsFolder, index: ResultsIndex) -> RunOutcome:
