@@ -22,12 +22,15 @@ import docker.errors
 
 from contio.errors import ImageBuildError, RuntimeRequiredError, RuntimeUnavailableError
 from contio.matrix import Cell
+from contio.runtime import labels
 from contio.runtime.docker_engine import LOCAL_SOCKET, ensure_engine
+from contio.runtime.sweep import remove_experiment
 from contio.spec import ExperimentSpec
 from contio.targets.base import CacheMode, TargetOptions
 
 DOCKER = "docker"
 ENGINE_RECIPE = "engine"
+HOLD_ROLE = "image-hold"
 Echo = Callable[[str], None]
 
 
@@ -113,31 +116,55 @@ def _registry_image(spec: ExperimentSpec, target: str) -> str | None:
 
 
 def prepare_docker(
-    spec: ExperimentSpec, cells: Sequence[Cell], echo: Echo | None = None
+    spec: ExperimentSpec, cells: Sequence[Cell], experiment: str, echo: Echo | None = None
 ) -> DockerSetup | None:
-    """Reach the engine and build, reuse or pull every image the docker cells need.
+    """Reach the engine and build, reuse or pull every image the docker cells need, each
+    held for the run (`hold_image`) under the `experiment` label.
 
-    None when no cell runs under docker. `echo` tells the user what is being built.
+    None when no cell runs under docker. `echo` tells the user what is being prepared.
     """
     wanted = docker_cells(cells)
     if not wanted:
         return None
-    from contio.images.build import build
-
     targets = database_targets(wanted)
     _check_images(spec, targets)
     client = connect(spec)
-    recipes = [ENGINE_RECIPE] + [_recipe_of(t) for t in targets if _registry_image(spec, t) is None]
     say = echo or (lambda _: None)
-    say(
-        f"docker: images for {', '.join(recipes)} (reused while their recipes are unchanged; "
-        "the engine's static build can take minutes the first time)"
-    )
     try:
-        built = {
-            r.name: r.image_id
-            for r in build(client, recipes, progress=lambda name: say(f"building image {name} …"))
-        }
+        for attempt in (1, 2):
+            setup = _images(client, spec, targets, say)
+            try:
+                for name, image in [(ENGINE_RECIPE, setup.engine_image), *setup.images.items()]:
+                    hold_image(client, experiment, name, image)
+                return setup
+            except docker.errors.ImageNotFound:
+                # Another build removed what it replaced between our build and the hold.
+                remove_experiment(client, experiment)
+                if attempt == 2:
+                    raise
+    except BaseException:
+        remove_experiment(client, experiment)
+        client.close()
+        raise
+    raise AssertionError("unreachable")
+
+
+def _images(
+    client: docker.DockerClient, spec: ExperimentSpec, targets: Sequence[str], say: Echo
+) -> DockerSetup:
+    from contio.images.build import build
+
+    recipes = [ENGINE_RECIPE] + [_recipe_of(t) for t in targets if _registry_image(spec, t) is None]
+    say(
+        f"docker: images for {', '.join(map(str, recipes))} (reused while their recipes are "
+        "unchanged; the engine's static build can take minutes the first time)"
+    )
+
+    def progress(name: str) -> None:
+        say(f"building image {name} …")
+
+    try:
+        built = {r.name: r.image_id for r in build(client, recipes, progress=progress)}
     except ImageBuildError as exc:
         raise RuntimeRequiredError(
             runtime_field(spec), f"the images of the docker cells cannot be built: {exc}"
@@ -149,6 +176,20 @@ def prepare_docker(
             _pull(client, spec, target, reference, say) if reference else built[_recipe_of(target)]
         )
     return DockerSetup(client, built[ENGINE_RECIPE], images)
+
+
+def hold_image(client: docker.DockerClient, experiment: str, name: str, image: str) -> None:
+    """Keep `image` on the engine for the run: a created (never started) container of it,
+    labelled with the experiment. A rebuild elsewhere (another checkout's `contio/engine`)
+    then cannot remove the image the run uses by id (Docker refuses to remove an image a
+    container refers to); the run's teardown removes the container."""
+    client.containers.create(
+        image,
+        command=["contio-hold"],
+        name=f"contio-{experiment}-hold-{name}",
+        labels=labels.resource_labels(experiment, HOLD_ROLE, labels.Owner.current()),
+        network_disabled=True,
+    )
 
 
 def _pull(

@@ -6,6 +6,8 @@ kinds' cleanup when data is released. The runner (`contio.runner`) puts these to
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from contio.file_kinds import EngineCall
 from contio.io_groups import device_of
 from contio.matrix import Cell, Member
 from contio.phases import LoadedData
-from contio.results import PhaseFiles
+from contio.results import PhaseFiles, PhaseRecord, ResultsFolder
 from contio.spec import ExperimentSpec
 from contio.spec_parts import IoControlSet, IoGroupControls
 from contio.targets.engine_targets import engine_target_of
@@ -127,6 +129,76 @@ def container_phase(
         inputs=(ycsb_file,) if ycsb_file is not None else (),
         ready_file=ready,
     )
+
+
+def phase_containers(
+    spec: ExperimentSpec,
+    folder: ResultsFolder,
+    session: int,
+    cell: Cell,
+    repetition: int,
+    phase: str,
+    loaded: LoadedData,
+    executor: CellExecutor,
+) -> list[ContainerPhase]:
+    """Every container's invocation in one phase of `cell`, on the loaded data."""
+    controls = spec.io_controls.get(cell.level.get("io_controls", ""))
+    barrier = executor.barrier and phase == "run"
+    containers = []
+    for k in range(1, len(cell.members) + 1):
+        group = None
+        if phase == "run" and controls is not None and k <= len(controls.groups):
+            group = controls.groups[k - 1]
+        containers.append(
+            container_phase(
+                spec,
+                k,
+                folder.phase_files(cell.slug, session, repetition, phase, k),
+                cell.members[k - 1],
+                phase,
+                loaded.locations[k - 1],
+                loaded.session.bindings[k - 1] if loaded.session is not None else None,
+                executor,
+                barrier,
+                group,
+                controls,
+            )
+        )
+    return containers
+
+
+def phase_record(
+    spec: ExperimentSpec,
+    folder: ResultsFolder,
+    session: int,
+    cell: Cell,
+    repetition: int,
+    phase: str,
+    container: ContainerPhase,
+    member: Member,
+    result: EngineResult,
+    applied: dict[int, dict[str, Any]],
+    sampled: dict[str, Any],
+) -> PhaseRecord:
+    """The results row of one container's phase, with its metrics columns."""
+    record = PhaseRecord.from_result(
+        result,
+        warmup_seconds=spec.warmup_seconds,
+        cell_key=cell.key,
+        cell_index=cell.index,
+        session=session,
+        repetition=repetition,
+        container=container.container,
+        workload=member.workload.name,
+        raw_json=folder.relative(container.json),
+        phase=phase,  # the runner's name: sysbench calls its load `prepare`
+        io_control=json.dumps(applied[container.container], default=str)
+        if container.container in applied
+        else "",
+        **sampled,
+    )
+    # The cell's target (`mariadb`), not the binding that spoke to it (`mysql`).
+    return dataclasses.replace(record, target=member.target)
 
 
 def place_data(backend: Any, label: str, runtime: str) -> DataLocation:

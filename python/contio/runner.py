@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import json
 import sys
 import uuid
 from collections.abc import Callable
@@ -50,8 +49,9 @@ from contio.page_cache import drop_page_cache
 from contio.phase_calls import (
     check_with_engine,
     clean_up,
-    container_phase,
+    phase_containers,
     phase_outcome,
+    phase_record,
     place_data,
 )
 from contio.phases import LoadedData, needs_load
@@ -60,6 +60,7 @@ from contio.results import BACKENDS_JSON, SUMMARY_CSV, PhaseRecord, ResultsFolde
 from contio.results_index import ResultsIndex
 from contio.run_identity import check_resumable, spec_fingerprint
 from contio.runtime.signals import interrupts_raise
+from contio.runtime.sweep import remove_experiment
 from contio.samplers.phase import data_disk, phase_columns
 from contio.spec import ExperimentSpec
 from contio.stopping import wants_another
@@ -130,7 +131,7 @@ class Runner:
         self._loaded: LoadedData | None = None
         self._executors: dict[str, CellExecutor] = {}
         self._docker: DockerSetup | None = None
-        self._experiment = ""
+        self._experiment = experiment_id(spec.name)
 
     def run(self) -> RunOutcome:
         """Check the spec against the engine, then run it; see the module doc for the order."""
@@ -141,7 +142,7 @@ class Runner:
             if self.resume is not None:
                 check_resumable(self.resume, self.spec, self.profile)
             self.check_with_engine()
-            self._docker = prepare_docker(self.spec, self.cells, self._echo)
+            self._docker = prepare_docker(self.spec, self.cells, self._experiment, self._echo)
             try:
                 folder, index = self._open_results()
                 try:
@@ -150,6 +151,8 @@ class Runner:
                     index.close()
             finally:
                 if self._docker is not None:
+                    # The images' holds, and whatever an executor could not remove.
+                    remove_experiment(self._docker.client, self._experiment)
                     self._docker.client.close()
 
     def _open_results(self) -> tuple[ResultsFolder, ResultsIndex]:
@@ -171,7 +174,6 @@ class Runner:
         # Which mechanism applied block I/O groups (cgroup v1 does not throttle buffered
         # writes; the controller's mechanism string says what was used).
         index.set_meta(f"io_mechanism.session{self._session}", self.io.mechanism)
-        self._experiment = experiment_id(self.spec.name)
         if self._docker is not None:
             # Every container, network and volume of this session carries this label.
             index.set_meta(f"docker_experiment.session{self._session}", self._experiment)
@@ -396,25 +398,9 @@ class Runner:
         progress.start_phase(cell, repetition, phase)
         executor = self._executor(cell.level["runtime"])
         barrier = executor.barrier and phase == "run"
-        controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
-        containers = [
-            container_phase(
-                self.spec,
-                k,
-                folder.phase_files(cell.slug, self._session, repetition, phase, k),
-                cell.members[k - 1],
-                phase,
-                loaded.locations[k - 1],
-                loaded.session.bindings[k - 1] if loaded.session is not None else None,
-                executor,
-                barrier,
-                controls.groups[k - 1]
-                if phase == "run" and controls is not None and k <= len(controls.groups)
-                else None,
-                controls,
-            )
-            for k in range(1, len(cell.members) + 1)
-        ]
+        containers = phase_containers(
+            self.spec, folder, self._session, cell, repetition, phase, loaded, executor
+        )
         go_file = containers[0].json.parent / f"{phase}.go" if barrier else None
         metrics = containers[0].json.parent / f"{phase}-metrics.jsonl" if phase == "run" else None
         faults = self._faults(cell) if phase == "run" else None
@@ -434,24 +420,10 @@ class Runner:
                 failure = failure or f"{phase} phase, container {container.container}: {problem}"
             if result is None:
                 continue
-            record = PhaseRecord.from_result(
-                result,
-                warmup_seconds=self.spec.warmup_seconds,
-                cell_key=cell.key,
-                cell_index=cell.index,
-                session=self._session,
-                repetition=repetition,
-                container=container.container,
-                workload=member.workload.name,
-                raw_json=folder.relative(container.json),
-                phase=phase,  # the runner's name: sysbench calls its load `prepare`
-                io_control=json.dumps(executor.applied[container.container], default=str)
-                if container.container in executor.applied
-                else "",
-                **sampled.get(container.container, {}),
-            )
-            # The cell's target (`mariadb`), not the binding that spoke to it (`mysql`).
-            record = dataclasses.replace(record, target=member.target)
+            record = phase_record(
+                self.spec, folder, self._session, cell, repetition, phase, container, member,
+                result, executor.applied, sampled.get(container.container, {}),
+            )  # fmt: skip
             index.add_phase(dataclasses.asdict(record))
             folder.append_record(record)
             records.append(record)
