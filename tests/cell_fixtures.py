@@ -10,10 +10,12 @@ from collections.abc import Iterator
 import docker
 import pytest
 
+from contio.docker_setup import hold_image
 from contio.images.build import build
 from contio.runtime import labels
 from contio.runtime.docker import DockerRuntime
 from contio.runtime.docker_engine import ensure_engine
+from contio.runtime.sweep import remove_experiment
 
 
 @pytest.fixture(scope="session")
@@ -27,15 +29,16 @@ def docker_client() -> Iterator[docker.DockerClient]:
 def engine_image(docker_client: docker.DockerClient) -> Iterator[str]:
     """The id of `contio/engine` built from this tree (reused while its recipe is unchanged).
 
-    Containers are started by id and the image gets a second tag for the session, so a
-    build from another tree that moves `contio/engine:latest` meanwhile neither changes
-    nor removes (an image with two tags is not removed by id) what these tests run.
+    Containers are started by id and the image is held for the session (a created
+    container of it, `contio.docker_setup.hold_image`), so a build from another tree that
+    moves `contio/engine:latest` meanwhile neither changes nor removes what these tests
+    run (Docker refuses to remove an image a container refers to).
     """
     (engine,) = [r for r in build(docker_client, ["engine"]) if r.name == "engine"]
-    session_tag = f"test-{uuid.uuid4().hex[:10]}"
-    docker_client.images.get(engine.image_id).tag("contio/engine", session_tag)
+    session = f"test-{uuid.uuid4().hex[:10]}"
+    hold_image(docker_client, session, "engine", engine.image_id)
     yield engine.image_id
-    docker_client.images.remove(f"contio/engine:{session_tag}", noprune=True)
+    remove_experiment(docker_client, session)
 
 
 def database_image(docker_client: docker.DockerClient, recipe: str) -> None:
