@@ -10,10 +10,12 @@ from collections.abc import Iterator
 import docker
 import pytest
 
+from contio.docker_setup import hold_image
 from contio.images.build import build
 from contio.runtime import labels
 from contio.runtime.docker import DockerRuntime
 from contio.runtime.docker_engine import ensure_engine
+from contio.runtime.sweep import remove_experiment
 
 
 @pytest.fixture(scope="session")
@@ -27,20 +29,16 @@ def docker_client() -> Iterator[docker.DockerClient]:
 def engine_image(docker_client: docker.DockerClient) -> Iterator[str]:
     """The id of `contio/engine` built from this tree (reused while its recipe is unchanged).
 
-    Containers are started by id, and a created (never started) container of the image
-    is kept for the session: dockerd refuses to remove an image a container uses, so a
-    build from another tree that moves `contio/engine:latest` meanwhile cannot remove
-    what these tests run. (A second tag would not do: removing an image by id untags
-    every tag of one repository.)
+    Containers are started by id and the image is held for the session (a created
+    container of it, `contio.docker_setup.hold_image`), so a build from another tree that
+    moves `contio/engine:latest` meanwhile neither changes nor removes what these tests
+    run (Docker refuses to remove an image a container refers to).
     """
     (engine,) = [r for r in build(docker_client, ["engine"]) if r.name == "engine"]
-    holder = DockerRuntime(experiment=f"test-hold-{uuid.uuid4().hex[:10]}")
-    holder.prepare()
-    try:
-        holder.client.containers.create(engine.image_id, labels=holder.labels("hold"))
-        yield engine.image_id
-    finally:
-        holder.close()
+    session = f"test-{uuid.uuid4().hex[:10]}"
+    hold_image(docker_client, session, "engine", engine.image_id)
+    yield engine.image_id
+    remove_experiment(docker_client, session)
 
 
 def database_image(docker_client: docker.DockerClient, recipe: str) -> None:

@@ -63,7 +63,8 @@ def test_unknown_target_lists_the_known_ones(tmp_path, workload_file):
     [problem] = problems(spec_text(targets="[lsm, lsmm]"), tmp_path)
     assert problem == (
         "targets[1]: 'lsmm' is not a known target; "
-        "allowed: null, lsm, btree, mysql, postgres, redis, mongodb, cassandra"
+        "allowed: null, lsm, btree, mysql, postgres, redis, mongodb, cassandra, mariadb, "
+        "ferretdb"
     )
 
 

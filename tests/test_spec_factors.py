@@ -42,12 +42,12 @@ def test_the_factor_layout_resolves_its_levels():
 
 def test_levels_must_be_defined_in_the_spec():
     text = BASE.replace("backend: [a, b]", "backend: [a, c]")
-    text += "  mix: [m]\n  io_controls: [none, tight]\n  runtime: [docker]\n"
+    text += "  mix: [m]\n  io_controls: [none, tight]\n  runtime: [podman]\n"
     found = problems(text.replace("  workload: [workloada, workloadc]\n", ""))
     assert "factors.backend[1]: 'c' is not defined; allowed: a, b" in found
     assert "factors.mix[0]: 'm' is not defined; allowed: (none)" in found
     assert "factors.io_controls[1]: 'tight' is not defined; allowed: none" in found
-    assert "factors.runtime[0]: 'docker' is not defined; allowed: process" in found
+    assert "factors.runtime[0]: 'podman' is not defined; allowed: process, docker" in found
 
 
 def test_a_mix_cannot_combine_with_a_workload_factor():

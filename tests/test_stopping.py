@@ -20,6 +20,15 @@ def test_fixed_rules_repeat_a_set_number_of_times():
     assert planned_repetitions(rule, 3) == (3, 3)
 
 
+def test_the_rule_decides_which_size_the_engine_gets():
+    # A profile turning fixed-ops into fixed-time leaves `operations` beside `seconds`.
+    merged = StopRule(rule="fixed-time", seconds=5, operations=100000)
+    assert merged.engine_properties() == {"operationcount": "0", "maxexecutiontime": "5"}
+    ops = StopRule(rule="fixed-ops", seconds=5, operations=100000)
+    assert ops.engine_properties() == {"operationcount": "100000", "maxexecutiontime": "0"}
+    assert StopRule(rule="workload", seconds=5).engine_properties() == {}
+
+
 def test_the_adaptive_rule_stops_once_the_interval_is_narrow_enough():
     rule = StopRule(
         rule="adaptive", seconds=1, ci_target=0.02, min_repetitions=3, max_repetitions=6

@@ -109,12 +109,27 @@ class RuntimeUnavailableError(ContioError):
     """A runtime the spec demands (for example `runtime: docker`) cannot be reached."""
 
 
+class RuntimeRequiredError(UsageError):
+    """A spec's cells need a runtime this host cannot give them (no Docker engine answers
+    and none can be started, or their images cannot be had). Names the spec field and
+    the cause; raised before anything is provisioned (exit code 2)."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
 class ImageBuildError(ContioError):
     """An image recipe failed to build. The message carries the failing step's output."""
 
 
 class TargetNotReadyError(ContioError):
     """A database container did not become ready in time. Carries its last log lines."""
+
+
+class CellFailed(ContioError):
+    """Ends one cell early (a phase failed, a database died or never got ready); its
+    message is the reason recorded with the cell. The experiment goes on with the next."""
 
 
 class StatisticsInputError(UsageError, ValueError):

@@ -18,6 +18,7 @@ from typing import Any
 from contio.errors import InvalidSpecError, SpecError
 from contio.spec import ExperimentSpec, engine_value
 from contio.spec_checks import NO_CONTROLS
+from contio.targets.engine_targets import engine_target_of, is_database
 from contio.workload_kinds import KINDS, read_properties
 from contio.workloads import WorkloadRef
 
@@ -64,14 +65,18 @@ class Member:
             kind = KINDS[self.kind]
             return self.kind, kind.dataset(self.workload, dict(self.properties))
         merged = self.merged_properties()
-        keys = sorted(
-            k for k in merged if k in DATASET_PROPERTIES or k.startswith(f"{self.target}.")
-        )
+        own = engine_target_of(self.target)
+        keys = sorted(k for k in merged if k in DATASET_PROPERTIES or own.owns_property(k))
         return self.target, tuple((k, merged[k]) for k in keys)
 
     @property
     def writes(self) -> bool:
         return KINDS[self.kind].writes(self.workload, dict(self.properties))
+
+    @property
+    def database(self) -> bool:
+        """Whether it drives a database target's server (a container of its own)."""
+        return self.kind == "ycsb" and is_database(self.target)
 
 
 @dataclass(frozen=True)
@@ -133,7 +138,7 @@ def _factor_levels(spec: ExperimentSpec) -> dict[str, list[Any]]:
         levels["workload"] = spec.workload_levels()
     levels["containers"] = factors.containers or [1]
     levels["io_controls"] = factors.io_controls or [NO_CONTROLS]
-    levels["runtime"] = factors.runtime or ["process"]
+    levels["runtime"] = factors.runtime or [spec.runtime.type]
     for key, values in factors.properties.items():
         levels[f"properties.{key}"] = list(values)
     levels["threads"] = spec.thread_levels()

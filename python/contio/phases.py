@@ -15,25 +15,31 @@ repetition may run on the data already loaded depends on the spec's `load.reuse`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from contio.backends.interface import DataLocation
 from contio.matrix import Cell, Member
 
 
 @dataclass
 class LoadedData:
-    """The data directories of the last load."""
+    """The data of the last load: where it lives, and what the runtime holds on it."""
 
     key: tuple[Any, ...]
     """The load group key (`Cell.load_key`) it was loaded for."""
     backend: str
-    dirs: list[Path]
-    """One per container, in container order."""
+    locations: list[DataLocation]
+    """One per container, in container order: a host directory or a Docker volume."""
     fresh: bool = True
     """No writing run has touched it since the load."""
     members: list[Member] = field(default_factory=list)
-    """What loaded each directory (the kinds' cleanup runs on release)."""
+    """What loaded each location (the kinds' cleanup runs on release)."""
+    runtime: str = "process"
+    session: Any = None
+    """The runtime's `contio.executors.base.DataSession` (database servers on the data),
+    kept until the data is released."""
+    disk: str | None = None
+    """The kernel name of the disk holding the data, when one does (for the metrics)."""
 
 
 def needs_load(policy: str, loaded: LoadedData | None, cell: Cell) -> bool:

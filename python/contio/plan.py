@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from contio.backend_levels import describe_plan, probe_unavailable
+from contio.docker_setup import DockerPlan
 from contio.io_controls import process_controller
 from contio.matrix import Cell, Member
 from contio.spec import ExperimentSpec
@@ -26,6 +27,10 @@ ASSUMED_OPS_PER_SEC = {"null": 1_000_000.0}
 """Rough ops/s per client thread by target; others use `DEFAULT_OPS_PER_SEC`."""
 DEFAULT_OPS_PER_SEC = 10_000.0
 PHASE_OVERHEAD_S = 0.3
+SERVER_START_S = {"cassandra": 60.0, "mariadb": 10.0, "postgres": 5.0, "ferretdb": 3.0}
+"""Rough start-to-ready seconds of a database container (docker); others: 2 s."""
+CONTAINER_OVERHEAD_S = 1.0
+"""Creating and starting the engine client containers of a docker phase."""
 
 
 def _rate(target: str, threads: int) -> float:
@@ -64,8 +69,13 @@ def estimates(cells: list[Cell], spec: ExperimentSpec) -> dict[str, tuple[float,
     found: dict[str, tuple[float, float]] = {}
     previous_key = None
     for cell in cells:
-        run = max(run_seconds(m, spec) for m in cell.members) + PHASE_OVERHEAD_S
-        load = max(load_seconds(m, spec) for m in cell.members) + PHASE_OVERHEAD_S
+        overhead = PHASE_OVERHEAD_S
+        if cell.level.get("runtime") == "docker":
+            overhead += CONTAINER_OVERHEAD_S
+        run = max(run_seconds(m, spec) for m in cell.members) + overhead
+        load = max(load_seconds(m, spec) for m in cell.members) + overhead
+        servers = [SERVER_START_S.get(m.target, 2.0) for m in cell.members if m.database]
+        load += max(servers, default=0.0)  # servers start with each load, all at once
         reloads = spec.load.reuse == "never" or (spec.load.reuse == "auto" and not cell.read_only)
         first_of_group = cell.load_key() != previous_key
         previous_key = cell.load_key()
@@ -89,6 +99,8 @@ class Plan:
     spec: ExperimentSpec
     cells: list[Cell]
     profile: str | None
+    docker: DockerPlan | None = None
+    """The Docker engine and images of the docker cells (`contio.docker_setup`)."""
 
     def total_seconds(self) -> tuple[float, float]:
         values = estimates(self.cells, self.spec).values()
@@ -137,6 +149,10 @@ class Plan:
             reason = probe_unavailable(definition)
             note = f" — unavailable here, its cells will be skipped: {reason}" if reason else ""
             lines.append(Text(f"  backend {name}: {describe_plan(definition)}{note}"))
+        if self.docker is not None:
+            lines.append(Text(f"  runtime docker: {self.docker.engine}"))
+            for image, state in self.docker.images:
+                lines.append(Text(f"    image {image}: {state}"))
         controlled = [n for n, c in spec.io_controls.items() if not c.empty]
         if any(c.level.get("io_controls") in controlled for c in self.cells):
             controller = process_controller()

@@ -112,6 +112,15 @@ class RunProgress:
             soft_wrap=True,
         )
 
+    def cell_failed(self, cell: Cell, reason: str) -> None:
+        """A phase of `cell` failed; the run goes on with the next cell."""
+        self._advance(cell, counted=False)
+        self.console.print(
+            f"cell {cell.index}/{self._total} {cell.label} failed: {reason}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
     # -- internals ----------------------------------------------------------------------
     def _repetition_bound(self) -> str:
         stop = self._spec.stop

@@ -85,6 +85,29 @@ class PhaseRecord:
     io_control: str = ""
     """The block I/O controls applied to the container (JSON: mechanism, values,
     device, notes), empty when it ran in no group."""
+    # Means over a run phase of its per-second samples (`contio.samplers.phase`; None
+    # for loads and where nothing was sampled). Host: the same for every container.
+    cpu_percent: float | None = None
+    """Host CPU utilization, % of all cores."""
+    disk_percent: float | None = None
+    """Utilization (io_ticks) of the disk holding the data (`disk_device`)."""
+    disk_read_bytes_per_sec: float | None = None
+    disk_write_bytes_per_sec: float | None = None
+    net_rx_bytes_per_sec: float | None = None
+    """The host's network interfaces with a device (NICs)."""
+    net_tx_bytes_per_sec: float | None = None
+    client_cpu_percent: float | None = None
+    """This container's engine: CPU (100 = one core), memory, storage bytes it caused."""
+    client_memory_bytes: float | None = None
+    client_read_bytes_per_sec: float | None = None
+    client_write_bytes_per_sec: float | None = None
+    server_cpu_percent: float | None = None
+    """This container's database server (docker), as for the client."""
+    server_memory_bytes: float | None = None
+    server_read_bytes_per_sec: float | None = None
+    server_write_bytes_per_sec: float | None = None
+    disk_device: str = ""
+    """The disk of `disk_percent` (`vda`), `busiest` when no disk holds the data."""
 
     @classmethod
     def from_result(

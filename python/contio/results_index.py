@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from contio.errors import ResultsFolderError
+from contio.samplers.phase import COLUMNS as METRIC_COLUMNS
 
 INDEX_FILE = "index.sqlite"
 
@@ -28,7 +29,7 @@ CREATE TABLE IF NOT EXISTS cells (
     label TEXT NOT NULL,
     levels TEXT NOT NULL,
     members INTEGER NOT NULL,  -- engines per repetition (containers × mix members)
-    status TEXT NOT NULL DEFAULT 'pending',  -- pending | running | done | skipped
+    status TEXT NOT NULL DEFAULT 'pending',  -- pending | running | done | skipped | failed
     reason TEXT,
     finished_at TEXT
 );
@@ -60,7 +61,23 @@ CREATE TABLE IF NOT EXISTS phases (
     iops REAL,
     read_mib_per_sec REAL,
     written_mib_per_sec REAL,
-    io_control TEXT NOT NULL DEFAULT ''  -- JSON of the block I/O controls applied
+    io_control TEXT NOT NULL DEFAULT '',  -- JSON of the block I/O controls applied
+    -- run phases: means of the per-second samples (contio.samplers.phase); NULL for loads
+    cpu_percent REAL,
+    disk_percent REAL,
+    disk_read_bytes_per_sec REAL,
+    disk_write_bytes_per_sec REAL,
+    net_rx_bytes_per_sec REAL,
+    net_tx_bytes_per_sec REAL,
+    client_cpu_percent REAL,
+    client_memory_bytes REAL,
+    client_read_bytes_per_sec REAL,
+    client_write_bytes_per_sec REAL,
+    server_cpu_percent REAL,
+    server_memory_bytes REAL,
+    server_read_bytes_per_sec REAL,
+    server_write_bytes_per_sec REAL,
+    disk_device TEXT NOT NULL DEFAULT ''
 );
 CREATE UNIQUE INDEX IF NOT EXISTS completed_runs
     ON phases(cell_key, repetition, container) WHERE phase = 'run' AND status = 'ok';
@@ -77,6 +94,8 @@ _LATER_COLUMNS = {
     "read_mib_per_sec": "REAL",
     "written_mib_per_sec": "REAL",
     "io_control": "TEXT NOT NULL DEFAULT ''",
+    **{column: "REAL" for column in METRIC_COLUMNS},
+    "disk_device": "TEXT NOT NULL DEFAULT ''",
 }
 
 
@@ -105,7 +124,8 @@ class ResultsIndex:
         return index
 
     def _add_missing_columns(self) -> None:
-        """Indexes made before the file I/O columns existed get them (NULL for old rows)."""
+        """Indexes made before the file I/O and metrics columns existed get them (NULL
+        for old rows)."""
         have = {r["name"] for r in self._db.execute("PRAGMA table_info(phases)")}
         for column, decl in _LATER_COLUMNS.items():
             if have and column not in have:
@@ -157,7 +177,7 @@ class ResultsIndex:
         with self._tx() as db:
             db.execute(
                 "UPDATE cells SET status = ?, reason = ?, "
-                "finished_at = CASE WHEN ? IN ('done', 'skipped') "
+                "finished_at = CASE WHEN ? IN ('done', 'skipped', 'failed') "
                 "THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END WHERE cell_key = ?",
                 (status, reason, status, key),
             )

@@ -1,13 +1,21 @@
 """Running an experiment: check it, then run its cells in order, each until its stopping
 rule is met, keeping every completed phase in the results index.
 
+Before anything is provisioned: the engine checks every (target, workload,
+properties), and when cells run under docker the Docker engine is reached and their
+images built or reused (`contio.docker_setup`).
+
 For each cell (see `contio.matrix` for the order): skip it with a reason if its backend
 or its block I/O controls cannot be had here; otherwise repeat — load if the load
-policy asks (`contio.phases`), drop caches if asked, run the cell's containers
-together through the runtime's executor — until `contio.stopping` says it has enough.
-Backends are provisioned on first use and torn down at the end, on a failure or on an
-interrupt; data directories are released with them. With `resume`, cells already done
-in the folder's index are passed over and a partly done cell goes on from its next
+policy asks (`contio.phases`; the runtime's executor starts database servers on the
+data first), drop caches if asked, run the cell's containers together through the
+runtime's executor with the host and each container sampled every second — until
+`contio.stopping` says it has enough. A cell whose phase fails (an engine error, a
+database that dies or never gets ready) is recorded `failed` with the reason and the
+run goes on with the next cell. Backends are provisioned on first use and torn down
+at the end, on a failure or on an interrupt; data (and its servers) is released
+before. With `resume`, cells already done in the folder's index are passed over
+(failed and skipped ones are tried again) and a partly done cell goes on from its next
 repetition.
 """
 
@@ -15,42 +23,54 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import json
-import tempfile
+import sys
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from contio.backend_levels import BackendPool
-from contio.engine import engine_version, find_engine, interpret_exit, run_engine
+from contio.backends.interface import HostPath
+from contio.docker_setup import DockerSetup, prepare_docker
+from contio.engine import engine_version, find_engine
 from contio.errors import (
     BackendUnavailableError,
+    CellFailed,
     EngineError,
     EngineUsageError,
-    FileWorkloadError,
     InvalidSpecError,
 )
 from contio.executors import RUNTIMES
-from contio.executors.base import CellExecutor, ContainerPhase
-from contio.file_kinds import EngineCall
+from contio.executors.base import CellExecutor
 from contio.gluster.faults import FaultSchedule
 from contio.host import describe_host
 from contio.io_controls import IoController, process_controller
 from contio.io_groups import backend_location, device_of
-from contio.matrix import Cell, Member, expand
+from contio.matrix import Cell, expand
 from contio.page_cache import drop_page_cache
+from contio.phase_calls import (
+    check_with_engine,
+    clean_up,
+    phase_containers,
+    phase_outcome,
+    phase_record,
+    place_data,
+)
 from contio.phases import LoadedData, needs_load
 from contio.progress import RunProgress
 from contio.results import BACKENDS_JSON, SUMMARY_CSV, PhaseRecord, ResultsFolder
 from contio.results_index import ResultsIndex
 from contio.run_identity import check_resumable, spec_fingerprint
 from contio.runtime.signals import interrupts_raise
+from contio.runtime.sweep import remove_experiment
+from contio.samplers.phase import data_disk, phase_columns
 from contio.spec import ExperimentSpec
 from contio.spec_checks import run_problems
 from contio.stopping import wants_another
 from contio.summary import CellSummary, summarize
-from contio.targets.engine_targets import TARGETS
-from contio.workload_kinds import KINDS
+
+# A failed phase ends its cell, not the experiment.
+CELL_FAILURES = (CellFailed, EngineError, EngineUsageError)
 
 
 @dataclass
@@ -62,6 +82,25 @@ class RunOutcome:
 
 
 ProgressFactory = Callable[[list[Cell], ExperimentSpec], RunProgress]
+
+
+def experiment_id(name: str) -> str:
+    """A run's id for the labels and names of its Docker resources: short, because a
+    container's name is the host name its clients resolve (a DNS label: 63 characters)."""
+    return f"{name[:20]}-{uuid.uuid4().hex[:8]}"
+
+
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What an executor of a run needs besides the spec (`for_run(spec, context)`)."""
+
+    experiment: str
+    """Labels every Docker resource of the run (the results folder and session)."""
+    docker: DockerSetup | None
 
 
 class Runner:
@@ -76,6 +115,7 @@ class Runner:
         profile: str | None = None,
         resume: Path | None = None,
         progress: ProgressFactory = RunProgress,
+        echo: Callable[[str], None] = _to_stderr,
     ):
         self.spec = spec
         self.spec_text = spec_text
@@ -83,6 +123,7 @@ class Runner:
         self.profile = profile
         self.resume = resume
         self._progress_factory = progress
+        self._echo = echo
         self.cells = expand(spec)
         self.pool = BackendPool(spec)
         self.io: IoController = process_controller()
@@ -92,6 +133,8 @@ class Runner:
         self._session = 0
         self._loaded: LoadedData | None = None
         self._executors: dict[str, CellExecutor] = {}
+        self._docker: DockerSetup | None = None
+        self._experiment = experiment_id(spec.name)
 
     def run(self) -> RunOutcome:
         """Check the spec against the engine, then run it; see the module doc for the order."""
@@ -105,11 +148,18 @@ class Runner:
             if problems:
                 raise InvalidSpecError(self.spec.name, problems)
             self.check_with_engine()
-            folder, index = self._open_results()
+            self._docker = prepare_docker(self.spec, self.cells, self._experiment, self._echo)
             try:
-                return self._run_all(engine, folder, index)
+                folder, index = self._open_results()
+                try:
+                    return self._run_all(engine, folder, index)
+                finally:
+                    index.close()
             finally:
-                index.close()
+                if self._docker is not None:
+                    # The images' holds, and whatever an executor could not remove.
+                    remove_experiment(self._docker.client, self._experiment)
+                    self._docker.client.close()
 
     def _open_results(self) -> tuple[ResultsFolder, ResultsIndex]:
         if self.resume is not None:
@@ -130,6 +180,10 @@ class Runner:
         # Which mechanism applied block I/O groups (cgroup v1 does not throttle buffered
         # writes; the controller's mechanism string says what was used).
         index.set_meta(f"io_mechanism.session{self._session}", self.io.mechanism)
+        if self._docker is not None:
+            # Every container, network and volume of this session carries this label.
+            index.set_meta(f"docker_experiment.session{self._session}", self._experiment)
+            index.set_meta(f"docker.session{self._session}", self._docker.describe())
         return folder, index
 
     def _run_all(self, engine: Path, folder: ResultsFolder, index: ResultsIndex) -> RunOutcome:
@@ -142,7 +196,10 @@ class Runner:
                         continue
                     self._run_cell(engine, folder, index, cell, progress)
         finally:
-            self._release_data()
+            try:
+                self._release_data()
+            finally:
+                self._close_executors()
             try:
                 self.io.release()
             finally:
@@ -159,52 +216,30 @@ class Runner:
         return RunOutcome(folder, summaries)
 
     def check_with_engine(self) -> None:
-        """Let the engine validate every (target, workload, properties) before anything runs.
-
-        Each distinct member loads one record (file kinds: one block) into a scratch
-        directory that is removed at once; an unknown property, a bad value or a bad workload file makes the
-        engine exit 2, which surfaces as `EngineUsageError` naming the cell.
-        """
-        members = {m: c for c in reversed(self.cells) for m in c.members}
-        with tempfile.TemporaryDirectory(prefix="contio-check-") as tmp:
-            scratch = Path(tmp)
-            for n, (member, cell) in enumerate(members.items()):
-                data_dir = scratch / f"data-{n}"
-                data_dir.mkdir()
-                call = EngineCall(
-                    member.target,
-                    member.workload,
-                    self._properties(member, data_dir, "run"),
-                    1,
-                    scratch / f"check-{n}.json",
-                    data_dir,
-                    scratch,
-                )
-                try:
-                    run_engine(KINDS[member.kind].check_args(call), call.json_path)
-                except (EngineUsageError, FileWorkloadError) as exc:
-                    raise EngineUsageError(f"cell {cell.index} ({cell.label}): {exc}") from None
-
-    def _properties(self, member: Member, data_dir: Path | None, phase: str) -> dict[str, str]:
-        properties = dict(member.properties)
-        if phase == "run":
-            properties.update(self.spec.stop.engine_properties())
-        else:
-            # A time limit meant for the run phases must not cut the load short:
-            # the run phases would then read keys that were never inserted.
-            properties.pop("maxexecutiontime", None)
-        properties["status.interval"] = "1"
-        dir_property = TARGETS[member.target].data_dir_property
-        if dir_property and data_dir is not None:
-            properties[dir_property] = str(data_dir)
-        return properties
+        """Let the engine validate every (target, workload, properties) before anything
+        runs (`contio.phase_calls.check_with_engine`)."""
+        check_with_engine(self.spec, self.cells)
 
     def _executor(self, runtime: str) -> CellExecutor:
         if runtime not in self._executors:
             module, _, name = RUNTIMES[runtime].partition(":")
             cls = getattr(importlib.import_module(module), name)
-            self._executors[runtime] = cls(self.spec.runtime.stop_grace_seconds)
+            context = RunContext(self._experiment, self._docker)
+            self._executors[runtime] = cls.for_run(self.spec, context)
         return self._executors[runtime]
+
+    def _close_executors(self) -> None:
+        """Let every executor remove what it still holds (docker: the run's containers,
+        network and volumes), even when one fails."""
+        errors = []
+        for executor in self._executors.values():
+            try:
+                executor.close()
+            except Exception as exc:  # noqa: BLE001 - close the others; re-raised below
+                errors.append(exc)
+        self._executors.clear()
+        if errors:
+            raise errors[0]
 
     def _skip_reason(self, cell: Cell) -> str | None:
         backend = cell.level["backend"]
@@ -242,22 +277,44 @@ class Runner:
             progress.cell_skipped(cell, reason)
             return
         index.set_cell_status(cell.key, "running")
+        try:
+            self._repeat(engine, folder, index, cell, progress)
+        except CELL_FAILURES as exc:
+            # Half-loaded data and dead servers are of no use to the next cell.
+            self._release_data()
+            reason = str(exc)
+            index.set_cell_status(cell.key, "failed", reason)
+            progress.cell_failed(cell, reason)
+            return
+        index.set_cell_status(cell.key, "done")
+        progress.cell_done(cell)
+
+    def _repeat(
+        self,
+        engine: Path,
+        folder: ResultsFolder,
+        index: ResultsIndex,
+        cell: Cell,
+        progress: RunProgress,
+    ) -> None:
+        """Repetitions of `cell` until its stopping rule has enough."""
         throughputs = index.completed_throughputs(cell.key, len(cell.members))
         repetition = index.last_repetition(cell.key)
         while wants_another(self.spec.stop, self.spec.repetition_count, throughputs):
             repetition += 1
             progress.start_repetition(cell, repetition, throughputs)
-            data_dirs = self._ensure_load(engine, folder, index, cell, repetition, progress)
-            if self.spec.drop_caches:
-                drop_page_cache()
-            records = self._phase(
-                engine, folder, index, cell, repetition, "run", data_dirs, progress
-            )
-            if not cell.read_only and self._loaded is not None:
-                self._loaded.fresh = False  # later cells on this load see changed data
+            try:
+                loaded = self._ensure_load(engine, folder, index, cell, repetition, progress)
+                if self.spec.drop_caches:
+                    drop_page_cache()
+                records = self._phase(
+                    engine, folder, index, cell, repetition, "run", loaded, progress
+                )
+            except CellFailed as exc:
+                raise CellFailed(f"repetition {repetition}: {exc}") from exc
+            if not cell.read_only:
+                loaded.fresh = False  # later cells on this load see changed data
             throughputs.append(sum(r.steady_ops_per_sec for r in records))
-        index.set_cell_status(cell.key, "done")
-        progress.cell_done(cell)
 
     def _ensure_load(
         self,
@@ -267,22 +324,34 @@ class Runner:
         cell: Cell,
         repetition: int,
         progress: RunProgress,
-    ) -> list[Path]:
+    ) -> LoadedData:
         if not needs_load(self.spec.load.reuse, self._loaded, cell):
             assert self._loaded is not None
-            return self._loaded.dirs
+            return self._loaded
         self._release_data()
+        runtime = cell.level["runtime"]
+        executor = self._executor(runtime)
         backend = self.pool.get(cell.level["backend"])
-        dirs = []
-        for k in range(1, len(cell.members) + 1):
-            path = backend.prepare(f"{cell.slug}-c{k}")
-            assert path is not None  # every backend hands out directories when given a label
-            dirs.append(path)
-        self._loaded = LoadedData(
-            cell.load_key(), cell.level["backend"], dirs, fresh=True, members=list(cell.members)
-        )
-        self._phase(engine, folder, index, cell, repetition, "load", dirs, progress)
-        return dirs
+        locations = [
+            place_data(backend, f"{cell.slug}-c{k}", runtime)
+            for k in range(1, len(cell.members) + 1)
+        ]
+        loaded = LoadedData(
+            cell.load_key(), cell.level["backend"], locations, fresh=True,
+            members=list(cell.members), runtime=runtime,
+            disk=data_disk(loc.path for loc in locations if isinstance(loc, HostPath)),
+        )  # fmt: skip
+        self._loaded = loaded  # released (with whatever servers start) on any failure
+        if any(m.database for m in cell.members):
+            progress.start_phase(cell, repetition, "database servers")
+        loaded.session = executor.open_data(cell.members, locations)
+        if loaded.session.description:
+            folder.write_json(
+                f"raw/{cell.slug}/s{self._session}-rep{repetition}/servers.json",
+                loaded.session.description,
+            )
+        self._phase(engine, folder, index, cell, repetition, "load", loaded, progress)
+        return loaded
 
     def _faults(self, cell: Cell) -> FaultSchedule | None:
         """The spec's node-stop events, started now, when the cell's backend is gluster."""
@@ -311,31 +380,20 @@ class Runner:
             )
 
     def _release_data(self) -> None:
-        if self._loaded is not None:
-            loaded, self._loaded = self._loaded, None
+        """Stop the servers on the loaded data, run the kinds' cleanup, release the
+        directories (volumes go with the servers)."""
+        if self._loaded is None:
+            return
+        loaded, self._loaded = self._loaded, None
+        try:
+            if loaded.session is not None:
+                self._executors[loaded.runtime].close_data(loaded.session)
+        finally:
             backend = self.pool.get(loaded.backend)
-            self._clean_up(loaded)
-            for path in loaded.dirs:
-                backend.release(path)
-
-    def _clean_up(self, loaded: LoadedData) -> None:
-        """The kinds' own cleanup (sysbench `cleanup` removes its files) before release.
-
-        Best effort: the backend removes the directory right after in any case.
-        """
-        with tempfile.TemporaryDirectory(prefix="contio-cleanup-") as tmp:
-            for n, (member, data_dir) in enumerate(zip(loaded.members, loaded.dirs)):
-                json_path = Path(tmp) / f"{n}.json"
-                call = EngineCall(
-                    member.target, member.workload, dict(member.properties), 1, json_path,
-                    data_dir, Path(tmp),
-                )  # fmt: skip
-                args = KINDS[member.kind].engine_args("cleanup", call)
-                if args:
-                    try:
-                        run_engine(args, json_path)
-                    except EngineError:
-                        pass  # the files go with the directory
+            clean_up(loaded)
+            for location in loaded.locations:
+                if isinstance(location, HostPath):
+                    backend.release(location.path)
 
     def _phase(
         self,
@@ -345,73 +403,46 @@ class Runner:
         cell: Cell,
         repetition: int,
         phase: str,
-        data_dirs: list[Path],
+        loaded: LoadedData,
         progress: RunProgress,
     ) -> list[PhaseRecord]:
+        """One phase of every container of `cell`, recorded; `CellFailed` when one fails
+        (the others' rows are kept)."""
         progress.start_phase(cell, repetition, phase)
-        controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
-        containers = []
-        for k, (member, data_dir) in enumerate(zip(cell.members, data_dirs), start=1):
-            files = folder.phase_files(cell.slug, self._session, repetition, phase, k)
-            threads = member.threads if phase == "run" else self.spec.load_thread_count
-            call = EngineCall(
-                member.target,
-                member.workload,
-                self._properties(member, data_dir, phase),
-                threads,
-                files.json,
-                data_dir,
-                files.json.parent,
-            )
-            args = KINDS[member.kind].engine_args(phase, call)
-            group = None
-            if phase == "run" and controls is not None and k <= len(controls.groups):
-                group = controls.groups[k - 1]
-            device = device_of(controls, data_dir) if group is not None else None
-            containers.append(
-                ContainerPhase(k, args, files.json, files.stdout, files.stderr, group, device)
-            )
         executor = self._executor(cell.level["runtime"])
+        barrier = executor.barrier and phase == "run"
+        containers = phase_containers(
+            self.spec, folder, self._session, cell, repetition, phase, loaded, executor
+        )
+        go_file = containers[0].json.parent / f"{phase}.go" if barrier else None
+        metrics = containers[0].json.parent / f"{phase}-metrics.jsonl" if phase == "run" else None
         faults = self._faults(cell) if phase == "run" else None
         try:
-            codes = executor.run_phase(engine, containers, self.io, progress.status)
+            codes = executor.run_phase(
+                engine, containers, self.io, progress.status, phase=phase,
+                session=loaded.session, metrics=metrics, go_file=go_file,
+            )  # fmt: skip
         finally:
             if faults is not None:
                 self._finish_faults(faults, folder, cell, repetition)
-        applied = executor.applied
+        sampled = phase_columns(metrics, len(containers), loaded.disk) if metrics else {}
         records, failure = [], None
         for container, member, code in zip(containers, cell.members, codes):
-            try:
-                result = interpret_exit(
-                    code, container.stderr.read_text(errors="replace"), container.json
-                )
-            except EngineError as exc:
-                failure = failure or EngineError(
-                    f"cell {cell.index} ({cell.label}), repetition {repetition}, "
-                    f"container {container.container}: {exc}",
-                    exc.exit_code,
-                )
+            result, problem = phase_outcome(code, container)
+            if problem is not None:
+                failure = failure or f"{phase} phase, container {container.container}: {problem}"
+            if result is None:
                 continue
-            record = PhaseRecord.from_result(
-                result,
-                warmup_seconds=self.spec.warmup_seconds,
-                cell_key=cell.key,
-                cell_index=cell.index,
-                session=self._session,
-                repetition=repetition,
-                container=container.container,
-                workload=member.workload.name,
-                raw_json=folder.relative(container.json),
-                phase=phase,  # the runner's name: sysbench calls its load `prepare`
-                io_control=json.dumps(applied[container.container], default=str)
-                if container.container in applied
-                else "",
-            )
+            record = phase_record(
+                self.spec, folder, self._session, cell, repetition, phase, container, member,
+                result, executor.applied, sampled.get(container.container, {}),
+            )  # fmt: skip
             index.add_phase(dataclasses.asdict(record))
             folder.append_record(record)
             records.append(record)
-            self.completed_phases += 1
+            if record.status == "ok":
+                self.completed_phases += 1
         if failure is not None:
-            raise failure
+            raise CellFailed(failure)
         progress.finish_phase()
         return records

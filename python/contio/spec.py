@@ -34,10 +34,11 @@ from contio.spec_parts import (
     SpecModel,
     StopRule,
     TargetName,
+    TargetOptionsSpec,
     Workload,
     no_duplicates,
 )
-from contio.targets.engine_targets import TARGETS, namespace_owner
+from contio.targets.engine_targets import TARGETS, engine_target_of, namespace_owner
 from contio.workloads import WorkloadRef
 
 DEFAULT_SPEC_NAME = "default.yaml"
@@ -60,12 +61,24 @@ class LocalDirBackendSpec(SpecModel):
         return value.expanduser().resolve() if value is not None else None
 
 
-class ProcessRuntimeSpec(SpecModel):
-    """Run the engine as child processes of contio on this host."""
+class RuntimeSpec(SpecModel):
+    """Where a cell's containers run, and the runtime's settings.
 
-    type: Literal["process"] = "process"
+    `process` (the default): each container is an engine child process on this host.
+    `docker`: each container is a Docker container — a database target's server in its
+    image with its data on the backend, and the engine in `contio/engine` next to it;
+    contio starts a Docker engine when none runs (root) and builds the images first.
+    `type` is the runtime of every cell unless the `runtime` factor lists levels.
+    """
+
+    type: Literal["process", "docker"] = "process"
     stop_grace_seconds: float = Field(10.0, gt=0)
     """How long the engine may take to write its results after a forwarded SIGINT/SIGTERM."""
+    ready_timeout_seconds: float = Field(180.0, gt=0)
+    """docker: how long a database container may take to answer its readiness probe."""
+
+
+ProcessRuntimeSpec = RuntimeSpec  # the name of the model before the docker runtime
 
 
 # Properties that contio sets itself for every phase; a spec setting them would be ignored.
@@ -90,7 +103,9 @@ class ExperimentSpec(SpecModel):
     """One backend (older layout); `backends` names several."""
     backends: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Backend levels by name: `{type: local|striped|gluster|nfs|path|local-dir, …options}`."""
-    runtime: ProcessRuntimeSpec = ProcessRuntimeSpec()
+    runtime: RuntimeSpec = RuntimeSpec()
+    target_options: dict[str, TargetOptionsSpec] = Field(default_factory=dict)
+    """Per database target: `{cache: minimal, memory_limit: 512m, image: mysql:5.7}`."""
     targets: list[TargetName] | None = Field(None, min_length=1)
     workloads: list[Workload] | None = Field(None, min_length=1)
     threads: list[PositiveInt] | None = Field(None, min_length=1)
@@ -173,13 +188,19 @@ class ExperimentSpec(SpecModel):
         """Engine properties for `target`: common ones plus those in its own namespace.
 
         Properties in another known target's namespace are left out, since each target
-        validates only its own.
+        validates only its own; a database target's are its binding's (`mysql.*` for
+        mariadb).
         """
+        own = engine_target_of(target)
         return {
             key: engine_value(value)
             for key, value in self.properties.items()
-            if namespace_owner(key) in (None, TARGETS.get(target))
+            if namespace_owner(key) in (None, own)
         }
+
+    def target_options_for(self, target: str) -> TargetOptionsSpec:
+        """The options of database target `target` (defaults when the spec gives none)."""
+        return self.target_options.get(target) or TargetOptionsSpec()
 
 
 def engine_value(value: PropertyValue) -> str:
@@ -198,10 +219,13 @@ def field_path(loc: tuple[int | str, ...]) -> str:
 
 
 def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
-    """The spec model that holds the field at `loc`, walking nested models."""
+    """The spec model that holds the field at `loc`, walking nested models (a mapping's
+    keys, like list indexes, are steps to skip)."""
     model: type[BaseModel] = root
+    keyed = False
     for part in loc:
-        if isinstance(part, int):
+        if isinstance(part, int) or keyed:
+            keyed = False
             continue
         field = model.model_fields.get(part)
         if field is None:
@@ -213,6 +237,7 @@ def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseMod
         if not nested:
             return None
         model = nested[0]
+        keyed = dict in (typing.get_origin(field.annotation), field.annotation)
     return model
 
 

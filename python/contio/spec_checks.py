@@ -3,6 +3,8 @@ cannot combine, backend options (through the backend registry); and, for `contio
 only, what the machine must allow (root for drop_caches).
 
 Each problem is a `SpecError` naming the field path, collected so a user sees them all.
+Once the fields are consistent, the cells themselves are checked (`contio.cell_checks`):
+runtimes against targets, backends and block I/O groups.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from contio.backends import registry
 from contio.errors import BackendOptionError, SpecError
 from contio.executors import RUNTIMES
 from contio.spec import ExperimentSpec, LocalDirBackendSpec, problem_of
+from contio.targets.engine_targets import DATABASE_BINDINGS
 
 LOCAL_DIR = "local-dir"
 NO_CONTROLS = "none"
@@ -51,6 +54,11 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
     problems += _check_cell_lists(spec)
     problems += _check_events(spec)
     problems += _check_analysis(spec)
+    problems += _check_target_options(spec)
+    if not problems:
+        from contio.cell_checks import check_cells  # expands the cells: needs the above first
+
+        problems += check_cells(spec)
     return problems
 
 
@@ -78,6 +86,19 @@ def _check_analysis(spec: ExperimentSpec) -> list[SpecError]:
         SpecError("analysis.baseline", f"{baseline!r} is not a backend level; allowed: "
                   + ", ".join(levels))
     ]  # fmt: skip
+
+
+def _check_target_options(spec: ExperimentSpec) -> list[SpecError]:
+    """`target_options` keys must be database targets (engine targets have no server)."""
+    allowed = list(DATABASE_BINDINGS)
+    return [
+        SpecError(
+            f"target_options.{name}",
+            f"{name!r} is not a database target; allowed: {', '.join(allowed)}",
+        )
+        for name in spec.target_options
+        if name not in allowed
+    ]
 
 
 def _check_events(spec: ExperimentSpec) -> list[SpecError]:
@@ -135,35 +156,29 @@ def _check_backends(spec: ExperimentSpec) -> list[SpecError]:
             continue
         options = {k: v for k, v in definition.items() if k != "type"}
         try:
-            validated = registry.validate_options(kind, options)
+            registry.validate_options(kind, options)
         except BackendOptionError as exc:
             option = f".{exc.option}" if exc.option else ""
             message = str(exc).split(": ", 1)[-1]
             problems.append(SpecError(f"{prefix}{option}", message))
             continue
-        problems += _check_host_path(prefix, kind, validated.model_dump())
     return problems
 
 
-def _check_host_path(prefix: str, kind: str, options: dict[str, Any]) -> list[SpecError]:
-    """The process runtime needs a host directory, not a Docker volume."""
+def docker_volume_option(definition: dict[str, Any]) -> tuple[str, str] | None:
+    """(option, allowed host-directory values) when a backend level hands out Docker
+    volumes instead of host directories, else None."""
+    kind = definition.get("type", LOCAL_DIR)
+    if kind not in ("local", "nfs"):
+        return None
+    options = registry.validate_options(
+        kind, {k: v for k, v in definition.items() if k != "type"}
+    ).model_dump()  # with the defaults: nfs mounts through Docker volumes unless told not to
     if kind == "local" and options.get("mode") == "docker-volume":
-        return [
-            SpecError(
-                f"{prefix}.mode",
-                "'docker-volume' cannot combine with runtime 'process' (it needs a host "
-                "directory); allowed here: directory, device",
-            )
-        ]
+        return "mode", "directory, device"
     if kind == "nfs" and options.get("mount_via") == "docker-volume":
-        return [
-            SpecError(
-                f"{prefix}.mount_via",
-                "'docker-volume' cannot combine with runtime 'process' (it needs a host "
-                "directory); allowed here: host",
-            )
-        ]
-    return []
+        return "mount_via", "host"
+    return None
 
 
 def _check_shorthands(spec: ExperimentSpec) -> list[SpecError]:

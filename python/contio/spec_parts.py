@@ -7,6 +7,7 @@ field path; `contio.spec` assembles them into `ExperimentSpec`.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -25,7 +26,7 @@ from pydantic_core import PydanticCustomError
 
 from contio.errors import FileWorkloadError
 from contio.file_workloads import file_workload
-from contio.targets.engine_targets import TARGETS, target_names
+from contio.targets.engine_targets import DATABASE_BINDINGS, TARGETS, target_names
 from contio.workload_kinds import KINDS, kind_names
 from contio.workloads import WorkloadRef, resolve_workload
 
@@ -39,7 +40,7 @@ class SpecModel(BaseModel):
 
 
 def _known_target(name: str) -> str:
-    if name not in TARGETS:
+    if name not in TARGETS and name not in DATABASE_BINDINGS:
         raise PydanticCustomError(
             "unknown_target",
             "{name} is not a known target; allowed: {allowed}",
@@ -138,12 +139,16 @@ class StopRule(SpecModel):
         return self.rule == "adaptive"
 
     def engine_properties(self) -> dict[str, str]:
-        """The engine properties this rule sets for every run phase."""
+        """The engine properties this rule sets for every run phase.
+
+        The rule decides which size counts: a profile that turns `fixed-ops` into
+        `fixed-time` merges `seconds` in beside the `operations` it leaves behind.
+        """
         if self.rule == "workload":
             return {}
-        if self.operations is not None:
-            return {"operationcount": str(self.operations), "maxexecutiontime": "0"}
-        return {"operationcount": "0", "maxexecutiontime": f"{self.seconds:g}"}
+        if self.rule == "fixed-time" or (self.rule == "adaptive" and self.seconds is not None):
+            return {"operationcount": "0", "maxexecutiontime": f"{self.seconds:g}"}
+        return {"operationcount": str(self.operations), "maxexecutiontime": "0"}
 
 
 class LoadPolicy(SpecModel):
@@ -197,6 +202,39 @@ class IoControlSet(SpecModel):
     def empty(self) -> bool:
         """No groups at all: nothing to apply."""
         return not self.groups
+
+
+_MEMORY = re.compile(r"^([0-9]+)([bkmg]?)$", re.IGNORECASE)
+_UNIT = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+MIN_MEMORY_BYTES = 6 << 20
+"""Docker refuses a container memory limit below 6 MiB."""
+
+
+def memory_bytes(value: str) -> int:
+    """Bytes of a Docker memory size (`512m`, `2g`, `1048576`)."""
+    found = _MEMORY.match(value.strip())
+    if found is None:
+        raise ValueError(f"{value!r} is not a size; use a number with b, k, m or g (512m, 2g)")
+    return int(found.group(1)) * _UNIT[found.group(2).lower()]
+
+
+class TargetOptionsSpec(SpecModel):
+    """How one database target runs (`target_options.<target>`): `contio.targets.base.TargetOptions`."""
+
+    cache: Literal["default", "minimal"] = "default"
+    """`minimal`: the database's caches as small as it allows, so operations reach storage."""
+    memory_limit: str | None = None
+    """Container memory limit (`512m`, `2g`); swap off, so the page cache is bounded too."""
+    image: str | None = Field(None, min_length=1, pattern=r"^\S+$")
+    """A registry image (`mysql:5.7`, `cassandra:3.11`) instead of contio's offline one;
+    pulled when not present."""
+
+    @field_validator("memory_limit")
+    @classmethod
+    def _memory(cls, value: str | None) -> str | None:
+        if value is not None and memory_bytes(value) < MIN_MEMORY_BYTES:
+            raise ValueError(f"{value!r} is below Docker's minimum of 6m")
+        return value
 
 
 class Factors(SpecModel):

@@ -83,7 +83,7 @@ def results_table(summaries: list[CellSummary]) -> Table:
                 "–" if math.isnan(v) else _number(v)
                 for v in (s.read_mib_per_sec, s.written_mib_per_sec, s.iops)[: len(io_columns)]
             ),
-            str(s.repetitions),
+            str(s.repetitions) + (" (failed)" if s.status == "failed" else ""),
         )
     return table
 

@@ -209,3 +209,42 @@ def test_an_interrupted_run_keeps_completed_results_and_leaves_nothing(tmp_path,
     for child in children:
         assert not Path(f"/proc/{child}").exists(), f"child {child} outlived contio"
     assert list((tmp_path / "data").iterdir()) == []
+
+
+def test_a_killed_engine_fails_its_cell_and_the_run_goes_on_with_metrics(tmp_path, engine):
+    """The process runtime records a failed cell as the docker runtime does; the next
+    cell runs, and its run rows carry the host's and its engine's per-second means."""
+    spec = write_spec(
+        tmp_path,
+        threads="[1]",
+        repetitions="1",
+        factors="{properties: {maxexecutiontime: [600, 2]}}",
+        properties="{recordcount: 200, operationcount: 0}",
+    )
+    results = tmp_path / "results"
+    proc = contio("run", spec, "--results-dir", results)
+    engines: list[int] = []
+    deadline = time.monotonic() + 120
+    while not engines and proc.poll() is None and time.monotonic() < deadline:
+        if list(results.glob("*/raw/cell001/s1-rep1/run-c1.stderr")):  # the run phase began
+            engines = [
+                pid for pid in _children_of(proc.pid)
+                if " run " in Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+            ]  # fmt: skip
+        time.sleep(0.05)  # polling for the file, not guessing a duration
+    assert engines, proc.stderr.read() if proc.stderr else ""
+    os.kill(engines[0], signal.SIGKILL)
+    out, err = proc.communicate(timeout=300)
+
+    assert proc.returncode == 1, err
+    folder = only_folder(results)
+    cells = index_rows(folder, "cells")
+    assert [c["status"] for c in cells] == ["failed", "done"]
+    assert "killed by signal 9" in cells[0]["reason"], cells[0]["reason"]
+    assert "failed: cell 1: repetition 1: run phase, container 1" in out
+    [run] = [r for r in index_rows(folder, "phases") if r["phase"] == "run"]
+    assert run["cell_index"] == 2 and run["status"] == "ok"
+    assert run["cpu_percent"] > 0 and run["disk_device"]
+    assert run["client_cpu_percent"] > 0 and run["client_memory_bytes"] > 0
+    assert run["server_cpu_percent"] is None  # no database server under this runtime
+    assert list((tmp_path / "data").iterdir()) == []

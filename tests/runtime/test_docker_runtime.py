@@ -15,6 +15,7 @@ from pathlib import Path
 import docker
 import pytest
 
+from contio.backends.interface import DockerVolume
 from contio.images.build import build
 from contio.runtime import labels
 from contio.runtime.docker import ContainerSpec, DockerRuntime
@@ -100,6 +101,24 @@ def test_teardown_removes_containers_networks_and_volumes(
     )
     assert removed.networks == [f"contio-{runtime.experiment}"]
     assert removed.volumes == [f"contio-{runtime.experiment}-data"]
+    assert _nothing_left(client, runtime.experiment)
+
+
+def test_a_backends_volume_keeps_its_driver_options_and_gets_the_experiment_label(
+    client: docker.DockerClient, runtime: DockerRuntime
+):
+    # A local-driver volume on tmpfs: driver options as a backend would define them.
+    definition = DockerVolume(
+        name=f"contio-test-{uuid.uuid4().hex[:8]}",
+        driver_opts={"type": "tmpfs", "device": "tmpfs", "o": "size=1m"},
+        labels={"contio.backend": "local-test"},
+    )
+    volume = runtime.backend_volume(definition)
+    assert volume.name == definition.name
+    assert volume.attrs["Options"] == definition.driver_opts
+    assert volume.attrs["Labels"]["contio.backend"] == "local-test"
+    assert volume.attrs["Labels"][labels.EXPERIMENT] == runtime.experiment
+    assert runtime.teardown().volumes == [definition.name]  # found by the experiment label
     assert _nothing_left(client, runtime.experiment)
 
 

@@ -18,16 +18,10 @@ from docker.models.containers import Container
 
 from contio.errors import UsageError
 from contio.targets.base import YCSB_DATABASE, YCSB_PASSWORD, YCSB_USER, DatabaseTarget
+from contio.targets.engine_targets import DATABASE_BINDINGS
 
 #: database target → the engine target that speaks its protocol
-ENGINE_TARGET = {
-    "mariadb": "mysql",
-    "postgres": "postgres",
-    "redis": "redis",
-    "cassandra": "cassandra",
-    "ferretdb": "mongodb",
-    "mongodb": "mongodb",
-}
+ENGINE_TARGET = DATABASE_BINDINGS
 
 
 @dataclass(frozen=True)
@@ -56,23 +50,9 @@ def engine_binding(
     host, port = target.address(container)
     if host_network:
         host = bridge_address(container)
-    if engine_target == "mongodb":
-        props = {
-            "mongodb.url": f"mongodb://{host}:{port}/{YCSB_DATABASE}?w=1&directConnection=true"
-        }
-    elif engine_target == "redis":
-        props = {"redis.host": host, "redis.port": str(port)}
-    elif engine_target == "cassandra":
-        props = {"cassandra.host": host, "cassandra.port": str(port)}
-    else:
-        props = {
-            f"{engine_target}.host": host,
-            f"{engine_target}.port": str(port),
-            f"{engine_target}.user": YCSB_USER,
-            f"{engine_target}.password": YCSB_PASSWORD,
-            f"{engine_target}.database": YCSB_DATABASE,
-        }
-    return EngineBinding(engine_target, props, host_network)
+    return EngineBinding(
+        engine_target, connection_properties(engine_target, host, port), host_network
+    )
 
 
 def bridge_address(container: Container) -> str:
@@ -82,3 +62,29 @@ def bridge_address(container: Container) -> str:
         if network.get("IPAddress"):
             return network["IPAddress"]
     raise UsageError(f"container {container.name} has no address on a bridge network")
+
+
+def connection_properties(engine_target: str, host: str, port: int) -> dict[str, str]:
+    """The engine properties that point binding `engine_target` at `host:port`."""
+    if engine_target == "mongodb":
+        return {"mongodb.url": f"mongodb://{host}:{port}/{YCSB_DATABASE}?w=1&directConnection=true"}
+    if engine_target in ("redis", "cassandra"):
+        return {f"{engine_target}.host": host, f"{engine_target}.port": str(port)}
+    return {
+        f"{engine_target}.host": host,
+        f"{engine_target}.port": str(port),
+        f"{engine_target}.user": YCSB_USER,
+        f"{engine_target}.password": YCSB_PASSWORD,
+        f"{engine_target}.database": YCSB_DATABASE,
+    }
+
+
+def unreachable_binding(database: str) -> EngineBinding:
+    """A binding for `database` pointed at a closed port (127.0.0.1:1): the engine checks
+    every property before it connects (exit 2), then fails at once to connect (exit 1).
+    `contio run` checks a spec's database cells this way before any server runs."""
+    engine_target = ENGINE_TARGET[database]
+    properties = connection_properties(engine_target, "127.0.0.1", 1)
+    if engine_target == "mongodb":  # the driver would wait 30 s for a server by default
+        properties["mongodb.url"] += "&serverSelectionTimeoutMS=200"
+    return EngineBinding(engine_target, properties)

@@ -90,17 +90,30 @@ def engine_args(job: EngineJob) -> list[str]:
     )
 
 
-def start_client(runtime: DockerRuntime, image: str, workdir: Path, job: EngineJob) -> Container:
-    """Start `job` in a client container (detached); `finish_client` collects it."""
-    spec = ContainerSpec(
-        name=job.name,
+def engine_container(
+    name: str, image: str, args: list[str], mounts: list[DataMount], host_network: bool = False
+) -> ContainerSpec:
+    """One engine phase as a container: `contio/engine` (its entrypoint is the engine)
+    with `args`, as the image's unprivileged user, read-only root, no capabilities; in
+    the host's network namespace when its binding reaches the server from there
+    (`contio.cell.bindings`)."""
+    return ContainerSpec(
+        name=name,
         image=image,
         role="engine",
-        command=engine_args(job),
-        mounts=[DataMount(target=str(WORKDIR), host_path=workdir)],
+        command=args,
+        mounts=mounts,
         user=f"{ENGINE_UID}:{ENGINE_UID}",
         read_only=True,
-        host_network=job.binding.host_network,
+        host_network=host_network,
+    )
+
+
+def start_client(runtime: DockerRuntime, image: str, workdir: Path, job: EngineJob) -> Container:
+    """Start `job` in a client container (detached); `finish_client` collects it."""
+    mounts = [DataMount(target=str(WORKDIR), host_path=workdir)]
+    spec = engine_container(
+        job.name, image, engine_args(job), mounts, host_network=job.binding.host_network
     )
     return runtime.run(spec)
 

@@ -4,7 +4,7 @@ take; provisions nothing.
 It refuses what `contio run` refuses before anything is made: the spec's own checks,
 and the engine's check of every (target, workload, properties) — a misspelt property,
 a fio workload under an operation-count stop rule — which loads one record (one block)
-into a scratch directory that is removed at once (`Runner.check_with_engine`). Only
+into a scratch directory that is removed at once (`contio.phase_calls.check_with_engine`). Only
 what needs the machine at run time (root for `drop_caches`) is left to `contio run`.
 """
 
@@ -17,9 +17,10 @@ from rich.console import Console
 
 from contio.cli import cli
 from contio.cli.run import PROFILE_HELP, load_spec
+from contio.docker_setup import plan_docker
 from contio.matrix import expand
+from contio.phase_calls import check_with_engine
 from contio.plan import Plan
-from contio.runner import Runner
 
 
 @cli.command()
@@ -30,8 +31,9 @@ def plan(spec: Path | None, profile: str | None) -> None:
 
     Refuses (exit 2) what `contio run` would refuse before provisioning anything.
     """
-    experiment, text = load_spec(spec, profile)
+    experiment, _ = load_spec(spec, profile)
     cells = expand(experiment, str(spec or "default spec"))
-    Runner(experiment, text, Path("results"), profile=profile).check_with_engine()
+    docker = plan_docker(experiment, cells)  # exit code 2 when docker cells cannot run here
+    check_with_engine(experiment, cells)  # what `contio run` refuses, plan refuses too
     console = Console() if Console().is_terminal else Console(width=160)
-    console.print(Plan(experiment, cells, profile).render(), highlight=False)
+    console.print(Plan(experiment, cells, profile, docker).render(), highlight=False)

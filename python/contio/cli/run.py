@@ -55,7 +55,8 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
     """Run SPEC (YAML), or the embedded default experiment.
 
     Prints a table of ops/s (mean ± 95% confidence half-width over repetitions)
-    and p95/p99 latency per cell, and the path of the results folder.
+    and p95/p99 latency per cell, and the path of the results folder. Exit code 1 when
+    a cell failed (its reason is in the table; the other cells ran and were kept).
     """
     if resume is not None and profile is None:
         profile = stored_profile(resume)
@@ -81,6 +82,14 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
         console.print(comparison)
     console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
     write_final_report(outcome.folder.path)
+    failed = [s for s in outcome.summaries if s.status == "failed"]
+    if failed:
+        click.echo(
+            f"{len(failed)} of {len(outcome.summaries)} cells failed (reasons above); "
+            f"`contio run --resume {outcome.folder.path}` tries them again",
+            err=True,
+        )
+        sys.exit(1)
 
 
 def write_final_report(folder: Path) -> None:

@@ -3,9 +3,12 @@
 All containers of a phase start together, each in its own session (so a Ctrl-C at the
 terminal reaches contio only), and are watched until every one exits. Meanwhile the
 engines' status lines (`-s`, one a second) give the cell's ops/s so far for the live
-display; that text is read for display only, never for results. On an interrupt the
-signal is forwarded to every child, they get `stop_grace_seconds` to write their
-result documents, then whatever is left is killed. No child outlives `run_phase`.
+display; that text is read for display only, never for results. With a metrics file,
+the host and each child (from /proc) are sampled every second while they run. On an
+interrupt the signal is forwarded to every child, they get `stop_grace_seconds` to
+write their result documents, then whatever is left is killed. No child outlives
+`run_phase`. Database targets have no server here: specs pairing them with this
+runtime are refused before anything runs (`contio.cell_checks`).
 """
 
 from __future__ import annotations
@@ -20,9 +23,13 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from contio.errors import Interrupted
-from contio.executors.base import ContainerPhase, StatusCallback
+from contio.backends.interface import DataLocation, HostPath
+from contio.errors import Interrupted, UsageError
+from contio.executors.base import ContainerPhase, DataSession, StatusCallback
 from contio.io_controls import IoController
+from contio.samplers.phase import client_source
+from contio.samplers.process import ProcessCounters
+from contio.samplers.series import Sampler
 
 POLL_SECONDS = 0.25
 _STATUS = re.compile(rb"(\d+) sec: (\d+) operations;")
@@ -32,11 +39,33 @@ class ProcessCellExecutor:
     """Runs a phase's containers as local child processes."""
 
     name = "process"
+    barrier = False
 
     def __init__(self, stop_grace_seconds: float = 10.0):
         self.stop_grace_seconds = stop_grace_seconds
         self.applied: dict[int, dict[str, Any]] = {}
         """Per container of the last phase: the block I/O controls `io.attach` applied."""
+
+    @classmethod
+    def for_run(cls, spec: Any, context: Any) -> ProcessCellExecutor:
+        """The executor of a `contio run` (`contio.runner`)."""
+        return cls(spec.runtime.stop_grace_seconds)
+
+    def engine_data_dir(self, location: DataLocation) -> Path:
+        if not isinstance(location, HostPath):
+            raise UsageError("runtime 'process' needs host directories, not Docker volumes")
+        return location.path
+
+    def open_data(self, members: Sequence[Any], data: Sequence[DataLocation]) -> DataSession:
+        if any(m.database for m in members):
+            raise UsageError("database targets need runtime 'docker'")
+        return DataSession([None] * len(members))
+
+    def close_data(self, session: DataSession) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
 
     def run_phase(
         self,
@@ -44,9 +73,15 @@ class ProcessCellExecutor:
         containers: Sequence[ContainerPhase],
         io: IoController,
         on_status: StatusCallback | None = None,
+        *,
+        phase: str = "run",
+        session: DataSession | None = None,
+        metrics: Path | None = None,
+        go_file: Path | None = None,
     ) -> list[int]:
         """Start every container, wait for all; returns exit codes (negative: a signal)."""
         children: list[subprocess.Popen[bytes]] = []
+        sampler: Sampler | None = None
         self.applied = {}
         try:
             with ExitStack() as files:
@@ -72,6 +107,13 @@ class ProcessCellExecutor:
                     else:
                         child = subprocess.Popen(argv, **options)
                     children.append(child)
+            if metrics is not None:
+                readers = {
+                    client_source(c.container): ProcessCounters(child.pid)
+                    for c, child in zip(containers, children)
+                }
+                sampler = Sampler({}, metrics, readers=readers)
+                sampler.start()
             return self._wait(children, containers, on_status)
         except Interrupted as exc:
             self._stop(children, exc.signum)
@@ -83,6 +125,9 @@ class ProcessCellExecutor:
             for child in children:
                 _kill(child)
             raise
+        finally:
+            if sampler is not None:
+                sampler.stop()
 
     def _wait(
         self,
@@ -129,6 +174,11 @@ def ops_per_sec_so_far(stderr: Path) -> float | None:
             tail = src.read()
     except OSError:
         return None
+    return ops_per_sec_in(tail)
+
+
+def ops_per_sec_in(tail: bytes) -> float | None:
+    """Ops/s since the phase started, from the last status line in `tail` (engine stderr)."""
     found = _STATUS.findall(tail)
     if not found:
         return None

@@ -19,9 +19,13 @@ from contio.images.registry import register
 MUSL = "x86_64-unknown-linux-musl"
 GNU = "x86_64-unknown-linux-gnu"
 
+# /data belongs to the engine's user: a Docker volume mounted there starts as a copy of
+# it (Docker fills an empty volume from the image), so the engine can write its data.
+DATA_DIR = "/data"
 DOCKERFILE = f"""\
 FROM scratch
 COPY {ENGINE_NAME} /{ENGINE_NAME}
+COPY --chown=65534:65534 data/ {DATA_DIR}/
 USER 65534:65534
 ENTRYPOINT ["/{ENGINE_NAME}"]
 """
@@ -93,4 +97,4 @@ class EngineImage(Recipe):
                 f"{binary} is dynamically linked and cannot run FROM scratch; build from a "
                 "contio checkout (set CONTIO_SOURCE) so the static engine can be compiled"
             )
-        return {ENGINE_NAME: binary}
+        return {ENGINE_NAME: binary, "data/.keep": b""}

@@ -27,6 +27,7 @@ from docker.models.networks import Network
 from docker.models.volumes import Volume
 from docker.types import Mount
 
+from contio.backends.interface import DockerVolume
 from contio.errors import RuntimeUnavailableError
 from contio.runtime import labels, sweep
 from contio.runtime.docker_engine import ensure_engine
@@ -44,13 +45,19 @@ class DataMount:
     target: str
     host_path: Path | None = None
     volume: str | None = None
+    read_only: bool = False
 
     def to_mount(self) -> Mount:
         """The Docker SDK mount for this data directory."""
         if self.host_path is not None:
-            return Mount(target=self.target, source=str(self.host_path), type="bind")
+            return Mount(
+                target=self.target, source=str(self.host_path), type="bind",
+                read_only=self.read_only,
+            )  # fmt: skip
         if self.volume is not None:
-            return Mount(target=self.target, source=self.volume, type="volume")
+            return Mount(
+                target=self.target, source=self.volume, type="volume", read_only=self.read_only
+            )
         raise ValueError("DataMount needs host_path or volume")
 
 
@@ -118,8 +125,34 @@ class DockerRuntime:
             name=f"contio-{self.experiment}-{name}", labels=self.labels(role)
         )
 
+    def backend_volume(self, definition: DockerVolume, role: str = "data") -> Volume:
+        """The volume a storage backend defines (its name, driver and options, e.g. an NFS
+        export), labelled with this experiment too, so teardown and the start-up sweep
+        remove it."""
+        return self.client.volumes.create(
+            name=definition.name,
+            driver=definition.driver,
+            driver_opts=dict(definition.driver_opts),
+            labels={**definition.labels, **self.labels(role)},
+        )
+
+    def remove_volume(self, name: str) -> None:
+        """Remove a volume of this experiment now (teardown would remove it later)."""
+        try:
+            self.client.volumes.get(name).remove(force=True)
+        except docker.errors.NotFound:
+            pass
+
     def run(self, spec: ContainerSpec) -> Container:
         """Start a container from `spec`, detached, on the experiment's network."""
+        container = self.create(spec)
+        container.start()
+        container.reload()
+        return container
+
+    def create(self, spec: ContainerSpec) -> Container:
+        """Create (not start) a container from `spec` on the experiment's network, so that
+        several can then be started within moments of each other."""
         kwargs: dict = {
             "name": f"contio-{self.experiment}-{spec.name}",
             "labels": self.labels(spec.role),
@@ -149,7 +182,7 @@ class DockerRuntime:
         else:
             kwargs["network"] = self.network().name
             kwargs["ports"] = {port: ("127.0.0.1", None) for port in spec.ports}
-        return self.client.containers.run(spec.image, **kwargs)
+        return self.client.containers.create(spec.image, **kwargs)
 
     def teardown(self) -> sweep.Removed:
         """Remove every container, network and volume of this experiment."""

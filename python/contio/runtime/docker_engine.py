@@ -20,6 +20,7 @@ from contio.errors import RuntimeUnavailableError
 SETUP_SCRIPT = Path(__file__).with_name("setup-docker.sh")
 # The engine may be slow to answer while it loads images from disk on a busy machine.
 PING_TIMEOUT_S = 30
+LOCAL_SOCKET = "unix:///var/run/docker.sock"
 
 
 def connect() -> docker.DockerClient:
@@ -31,6 +32,12 @@ def connect() -> docker.DockerClient:
         client = docker.from_env(timeout=PING_TIMEOUT_S)
         client.ping()
     except docker.errors.DockerException as exc:
+        if not local_engine():
+            raise RuntimeUnavailableError(
+                f"the engine DOCKER_HOST names ({os.environ['DOCKER_HOST']}) does not answer "
+                f"({exc}); start it, or unset DOCKER_HOST to use this host's, or use "
+                "`runtime: process`"
+            ) from exc
         raise RuntimeUnavailableError(
             f"no Docker engine answers ({exc}); start one with scripts/setup-docker.sh "
             "(as root), or use `runtime: process`"
@@ -47,13 +54,20 @@ def engine_reachable() -> bool:
     return True
 
 
+def local_engine() -> bool:
+    """Whether the engine asked for is this host's own (`DOCKER_HOST` unset or the default
+    socket), the only one contio may start."""
+    return os.environ.get("DOCKER_HOST", LOCAL_SOCKET) in ("", LOCAL_SOCKET)
+
+
 def ensure_engine(start: bool = True) -> docker.DockerClient:
     """A connected client, after installing and starting dockerd when `start` allows it.
 
-    Starting needs root; without it (or with `start=False`) an engine must already run.
-    Raises RuntimeUnavailableError naming the reason and dockerd's last log lines.
+    Starting needs root and applies to this host's engine only (not to a `DOCKER_HOST`
+    elsewhere); otherwise an engine must already run. Raises RuntimeUnavailableError
+    naming the reason and dockerd's last log lines.
     """
-    if start and os.geteuid() == 0 and not engine_reachable():
+    if start and os.geteuid() == 0 and local_engine() and not engine_reachable():
         result = subprocess.run(
             ["bash", str(SETUP_SCRIPT)], capture_output=True, text=True, check=False
         )
@@ -68,10 +82,11 @@ def ensure_engine(start: bool = True) -> docker.DockerClient:
 def resolve_runtime(demanded: str | None) -> str:
     """The runtime to use: "docker" or "process".
 
-    `demanded` is the spec's `runtime` ("docker", "process" or None for the default).
+    `demanded` is a runtime name ("docker", "process" or None for no preference).
     "docker" starts an engine when needed and raises RuntimeUnavailableError when none
-    can be had, before anything runs; None picks Docker only when an engine already
-    answers, so the local-process runtime stays the default on hosts without one.
+    can be had; None picks Docker only when an engine already answers. (`contio run`
+    does not call this: a spec's runtime is `process` unless it asks for `docker`, and
+    `contio.docker_setup` reaches the engine for the cells that do.)
     """
     if demanded == "process":
         return "process"

@@ -35,6 +35,15 @@ def _dead(resource_labels: dict[str, str] | None) -> bool:
     return owner is not None and not owner.is_alive()
 
 
+def _busy(exc: docker.errors.APIError, name: str) -> bool:
+    """A 409 conflict: another sweep is removing it already, or a container still uses a
+    network or volume (removed after it). Left for later, never fatal."""
+    if exc.status_code != 409:
+        return False
+    log.info("not removed now: %s (%s)", name, exc.explanation or exc)
+    return True
+
+
 def _remove_containers(client: docker.DockerClient, filters: dict, only_dead: bool) -> list[str]:
     removed = []
     for container in client.containers.list(all=True, filters=filters):
@@ -45,6 +54,10 @@ def _remove_containers(client: docker.DockerClient, filters: dict, only_dead: bo
             container.remove(force=True, v=True)
         except docker.errors.NotFound:
             continue  # removed concurrently (auto-remove, another sweep)
+        except docker.errors.APIError as exc:
+            if _busy(exc, container.name):
+                continue
+            raise
         removed.append(container.name)
     return removed
 
@@ -58,6 +71,10 @@ def _remove_networks(client: docker.DockerClient, filters: dict, only_dead: bool
             network.remove()
         except docker.errors.NotFound:
             continue
+        except docker.errors.APIError as exc:
+            if _busy(exc, network.name):
+                continue
+            raise
         removed.append(network.name)
     return removed
 
@@ -71,6 +88,10 @@ def _remove_volumes(client: docker.DockerClient, filters: dict, only_dead: bool)
             volume.remove(force=True)
         except docker.errors.NotFound:
             continue
+        except docker.errors.APIError as exc:
+            if _busy(exc, volume.name):
+                continue
+            raise
         removed.append(volume.name)
     return removed
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from contio.samplers.cgroup import CgroupReading, ContainerCgroup, ContainerGone
 from contio.samplers.host import HostReading, read_host
@@ -41,7 +43,7 @@ class ContainerTotals:
 
 @dataclass
 class _Watched:
-    cgroup: ContainerCgroup
+    cgroup: Counters
     first: CgroupReading
     last: CgroupReading
     totals: ContainerTotals = field(default_factory=ContainerTotals)
@@ -102,16 +104,31 @@ def _host_sample(before: HostReading, now: HostReading, seconds: float) -> dict[
     }
 
 
-class Sampler:
-    """Samples `containers` (name → container id) and the host every `interval` seconds
-    into `path` (JSON lines), on its own thread, between `start()` and `stop()`."""
+class Counters(Protocol):
+    """Something whose cumulative counters can be read: a container's cgroup
+    (`ContainerCgroup`) or a local process (`contio.samplers.process.ProcessCounters`)."""
 
-    def __init__(self, containers: dict[str, str], path: Path, interval: float = 1.0):
+    def read(self) -> CgroupReading: ...
+
+
+class Sampler:
+    """Samples `containers` (name → container id), `readers` (name → counters) and the
+    host every `interval` seconds into `path` (JSON lines), on its own thread, between
+    `start()` and `stop()`."""
+
+    def __init__(
+        self,
+        containers: dict[str, str],
+        path: Path,
+        interval: float = 1.0,
+        readers: dict[str, Counters] | None = None,
+    ):
         self.path = path
         self.interval = interval
         self.gone: list[str] = []
         self.totals: dict[str, ContainerTotals] = {}
         self._containers = containers
+        self._readers = dict(readers or {})
         self._watched: dict[str, _Watched] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="contio-sampler", daemon=True)
@@ -120,17 +137,22 @@ class Sampler:
     def start(self) -> None:
         """Take the first reading now and sample on a thread from then on."""
         for name, container_id in self._containers.items():
-            try:
-                cgroup = ContainerCgroup(container_id)
-                reading = cgroup.read()
-            except ContainerGone:
-                self.gone.append(name)
-                continue
-            self._watched[name] = _Watched(cgroup, reading, reading)
-            self.totals[name] = ContainerTotals()
+            self._first_reading(name, partial(ContainerCgroup, container_id))
+        for name, counters in self._readers.items():
+            self._first_reading(name, lambda counters=counters: counters)
         self._host = read_host()
         self._started = time.monotonic()
         self._thread.start()
+
+    def _first_reading(self, name: str, counters: Callable[[], Counters]) -> None:
+        try:
+            source = counters()
+            reading = source.read()
+        except ContainerGone:
+            self.gone.append(name)
+            return
+        self._watched[name] = _Watched(source, reading, reading)
+        self.totals[name] = ContainerTotals()
 
     def stop(self) -> None:
         """Stop sampling (after one last sample); re-raise an error of the thread."""

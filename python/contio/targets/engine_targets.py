@@ -1,8 +1,13 @@
-"""The engine's targets that contio knows how to place on a backend, by name.
+"""The targets a spec may name: the engine's own, and the database targets.
 
-A target is what `contio-engine` drives (`docs/engine-interface.md`). Embedded
+An engine target is what `contio-engine` drives (`docs/engine-interface.md`). Embedded
 targets keep their files in a directory that the backend provides; the runner
 passes it through the target's own property (`lsm.dir`, `btree.dir`).
+
+A database target (`contio.targets.registry`: mariadb, postgres, redis, cassandra,
+ferretdb) is a server in a container, driven by the engine target that speaks its
+protocol (`DATABASE_BINDINGS`); it needs the docker runtime. This module names them
+without importing the Docker SDK, so specs validate cheaply.
 """
 
 from __future__ import annotations
@@ -41,9 +46,30 @@ TARGETS: dict[str, EngineTarget] = {
 }
 
 
+DATABASE_BINDINGS: dict[str, str] = {
+    "mariadb": "mysql",
+    "postgres": "postgres",
+    "redis": "redis",
+    "cassandra": "cassandra",
+    "ferretdb": "mongodb",
+    "mongodb": "mongodb",
+}
+"""Database target → the engine target that speaks its protocol (the registry's order)."""
+
+
+def is_database(name: str) -> bool:
+    """Whether `name` is a database target (a server container; docker runtime only)."""
+    return name in DATABASE_BINDINGS
+
+
+def engine_target_of(name: str) -> EngineTarget:
+    """The engine target that runs for target `name` (a database's binding, or itself)."""
+    return TARGETS[DATABASE_BINDINGS.get(name, name)]
+
+
 def target_names() -> list[str]:
-    """Known target names, in the order users see them listed."""
-    return list(TARGETS)
+    """Known target names (engine targets, then database targets), as users see them listed."""
+    return list(dict.fromkeys([*TARGETS, *DATABASE_BINDINGS]))
 
 
 def namespace_owner(key: str) -> EngineTarget | None:

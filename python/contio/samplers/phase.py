@@ -1,0 +1,153 @@
+"""A run phase's per-second samples (`contio.samplers.series`) summed up as the columns
+each of its result rows carries in the results index.
+
+Every mean is over the phase's samples, each weighted by the seconds it covers. Host
+columns (the same for every container of the phase):
+
+- `cpu_percent`: CPU utilization of the whole host (100 = every core busy);
+- `disk_percent`, `disk_read_bytes_per_sec`, `disk_write_bytes_per_sec`: utilization
+  (`io_ticks`) and bandwidth of the disk holding the data (`disk_device`), or, when no
+  disk holds it (a Docker volume, a network file system), of the busiest disk each
+  second (`disk_device` = `busiest`);
+- `net_rx_bytes_per_sec`, `net_tx_bytes_per_sec`: the host's network interfaces with a
+  device (NICs; bridges and veth pairs would count the same bytes several times).
+
+Per container k, from source `client-c<k>` (its engine) and `server-c<k>` (its database
+server, docker only): `client_cpu_percent` (100 = one core), `client_memory_bytes`
+(cgroup memory with page cache for containers, resident set for processes),
+`client_read_bytes_per_sec` / `client_write_bytes_per_sec` (storage bytes its processes
+caused, /proc/PID/io), and the same four for `server_`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from contio.errors import QosError
+
+SYS_NET = Path("/sys/class/net")
+BUSIEST = "busiest"
+HOST_COLUMNS = (
+    "cpu_percent",
+    "disk_percent",
+    "disk_read_bytes_per_sec",
+    "disk_write_bytes_per_sec",
+    "net_rx_bytes_per_sec",
+    "net_tx_bytes_per_sec",
+)
+PROCESS_COLUMNS = ("cpu_percent", "memory_bytes", "read_bytes_per_sec", "write_bytes_per_sec")
+ROLES = ("client", "server")
+COLUMNS = (*HOST_COLUMNS, *(f"{r}_{c}" for r in ROLES for c in PROCESS_COLUMNS))
+"""Every numeric column a run row may carry (NULL when nothing was sampled)."""
+
+
+def client_source(container: int) -> str:
+    """The metrics source name of container `container`'s engine."""
+    return f"client-c{container}"
+
+
+def server_source(container: int) -> str:
+    """The metrics source name of container `container`'s database server."""
+    return f"server-c{container}"
+
+
+def data_disk(paths: Iterable[Path | None]) -> str | None:
+    """The kernel name of the disk holding the first of `paths` that one holds (`vda`)."""
+    from contio.qos import resolve  # the mount table and /sys/dev/block
+
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            return resolve(path).name
+        except QosError:
+            continue
+    return None
+
+
+def _weighted_mean(samples: list[tuple[float, float]]) -> float | None:
+    """Mean of (seconds covered, value) pairs, weighted by the seconds."""
+    total = sum(w for w, _ in samples)
+    if not samples or total <= 0:
+        return None
+    return sum(w * v for w, v in samples) / total
+
+
+def _read(path: Path) -> dict[str, list[tuple[float, dict[str, Any]]]]:
+    """Samples by source as (seconds covered, sample), in order."""
+    by_source: dict[str, list[tuple[float, dict[str, Any]]]] = defaultdict(list)
+    last: dict[str, float] = {}
+    if not path.is_file():
+        return by_source
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        sample = json.loads(line)
+        source, t = sample["source"], float(sample["t"])
+        by_source[source].append((t - last.get(source, 0.0), sample))
+        last[source] = t
+    return by_source
+
+
+def _is_nic(name: str) -> bool:
+    return (SYS_NET / name / "device").exists()
+
+
+def _host_columns(samples: list[tuple[float, dict[str, Any]]], disk: str | None) -> dict:
+    def disk_of(sample: dict[str, Any]) -> dict[str, float] | None:
+        disks = sample.get("disks") or {}
+        if disk is not None:
+            return disks.get(disk)
+        return max(disks.values(), key=lambda d: d["util_percent"], default=None)
+
+    def series(value) -> list[tuple[float, float]]:
+        found = [(w, value(s)) for w, s in samples]
+        return [(w, v) for w, v in found if v is not None]
+
+    nics = {n for _, s in samples for n in s.get("net", {}) if _is_nic(n)}
+
+    def net(key: str):
+        return lambda s: sum(v[key] for n, v in s.get("net", {}).items() if n in nics)
+
+    def disk_value(key: str):
+        return lambda s: (disk_of(s) or {}).get(key)
+
+    return {
+        "cpu_percent": _weighted_mean(series(lambda s: s["cpu_percent"])),
+        "disk_percent": _weighted_mean(series(disk_value("util_percent"))),
+        "disk_read_bytes_per_sec": _weighted_mean(series(disk_value("read_bytes_per_s"))),
+        "disk_write_bytes_per_sec": _weighted_mean(series(disk_value("write_bytes_per_s"))),
+        "net_rx_bytes_per_sec": _weighted_mean(series(net("rx_bytes_per_s"))) if nics else None,
+        "net_tx_bytes_per_sec": _weighted_mean(series(net("tx_bytes_per_s"))) if nics else None,
+    }
+
+
+def _process_columns(role: str, samples: list[tuple[float, dict[str, Any]]]) -> dict:
+    def mean(key: str) -> float | None:
+        return _weighted_mean([(w, float(s[key])) for w, s in samples])
+
+    return {
+        f"{role}_cpu_percent": mean("cpu_percent"),
+        f"{role}_memory_bytes": mean("memory_bytes"),
+        f"{role}_read_bytes_per_sec": mean("task_read_bytes_per_s"),
+        f"{role}_write_bytes_per_sec": mean("task_write_bytes_per_s"),
+    }
+
+
+def phase_columns(path: Path, containers: int, disk: str | None) -> dict[int, dict[str, Any]]:
+    """Per container (1-based) of the phase sampled into `path`: every column of `COLUMNS`
+    (None where nothing was sampled) and `disk_device`."""
+    by_source = _read(path)
+    host = _host_columns(by_source.get("host", []), disk)
+    host["disk_device"] = (disk or BUSIEST) if by_source.get("host") else None
+    found = {}
+    for k in range(1, containers + 1):
+        columns = dict(host)
+        for role, source in (("client", client_source(k)), ("server", server_source(k))):
+            columns.update(_process_columns(role, by_source.get(source, [])))
+        found[k] = columns
+    return found

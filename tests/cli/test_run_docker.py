@@ -1,0 +1,232 @@
+"""`contio run` with `runtime: docker`, end to end: the real CLI, the real Docker engine,
+real Redis and PostgreSQL containers, the engine in `contio/engine` client containers.
+
+Short on purpose (2 s run phases, a few hundred records): what is checked is the
+runtime's mechanics — rows per container, metrics, a database killed mid-run, cleanup.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import docker
+import pytest
+
+from contio.results import load
+from contio.results_index import ResultsIndex
+from contio.runtime import labels
+
+pytestmark = pytest.mark.docker
+
+DOCKER_SPEC = """\
+name: dock
+runtime: {{type: docker}}
+backend: {{type: local-dir, path: {data}}}
+factors:
+  target: [redis, postgres, lsm]
+  workload: [workloada]
+  threads: [2]
+  containers: [1, 2]
+stop: {{rule: fixed-time, seconds: 2, repetitions: 2}}
+load: {{reuse: always}}
+target_options:
+  redis: {{cache: minimal}}
+  postgres: {{cache: minimal, memory_limit: 256m}}
+properties: {{recordcount: 300}}
+"""
+
+
+def contio(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "contio", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def finish(proc: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
+    out, err = proc.communicate(timeout=900)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def write(tmp_path: Path, text: str) -> tuple[Path, Path]:
+    data = tmp_path / "data"
+    data.mkdir()
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(text.format(data=data))
+    return spec, data
+
+
+def index_rows(folder: Path, query: str) -> list[sqlite3.Row]:
+    with sqlite3.connect(folder / "index.sqlite") as db:
+        db.row_factory = sqlite3.Row
+        return db.execute(query).fetchall()
+
+
+def experiment_of(folder: Path) -> str:
+    index = ResultsIndex.open(folder)
+    try:
+        return index.meta("docker_experiment.session1")
+    finally:
+        index.close()
+
+
+def assert_nothing_left(client: docker.DockerClient, experiment: str) -> None:
+    selector = {"label": f"{labels.EXPERIMENT}={experiment}"}
+    assert not client.containers.list(all=True, filters=selector)
+    assert not client.networks.list(filters=selector)
+    assert not client.volumes.list(filters=selector)
+
+
+def test_database_and_engine_targets_run_as_containers_with_metrics(tmp_path, docker_client):
+    spec, data = write(tmp_path, DOCKER_SPEC)
+    done = finish(contio("run", spec, "--results-dir", tmp_path / "results"))
+    assert done.returncode == 0, done.stderr
+    [folder] = list((tmp_path / "results").iterdir())
+    assert [c["status"] for c in index_rows(folder, "SELECT status FROM cells")] == ["done"] * 6
+
+    runs = load(folder)
+    runs = runs[runs["phase"] == "run"]
+    # A row per repetition and container, each with the cell's target (not the binding's).
+    for (target, containers), cell in runs.groupby(["target", "containers"]):
+        assert sorted(zip(cell["repetition"], cell["container"])) == [
+            (r, k) for r in (1, 2) for k in range(1, containers + 1)
+        ], target
+        assert (cell["status"] == "ok").all() and (cell["operations"] > 0).all()
+    assert set(runs["target"]) == {"redis", "postgres", "lsm"}
+    # Host and container metrics of every run phase, as the report reads them.
+    assert (runs["cpu_percent"] > 0).all() and runs["disk_percent"].notna().all()
+    assert (runs["disk_device"] != "").all()
+    assert (runs["client_cpu_percent"] > 0).all() and (runs["client_memory_bytes"] > 0).all()
+    servers = runs[runs["target"] != "lsm"]
+    assert (servers["server_cpu_percent"] > 0).all()
+    assert (servers["server_memory_bytes"] > 0).all()
+    # Minimal caches: Redis fsyncs every write, PostgreSQL has 1 MB of buffers.
+    assert (servers["server_write_bytes_per_sec"] > 0).all()
+    embedded = runs[runs["target"] == "lsm"]
+    assert embedded["server_cpu_percent"].isna().all()
+    assert (embedded["client_write_bytes_per_sec"] > 0).all()  # the engine writes its files
+
+    for cell in sorted((folder / "raw").iterdir()):
+        first, second = cell / "s1-rep1", cell / "s1-rep2"
+        samples = [json.loads(x) for x in (first / "run-metrics.jsonl").read_text().splitlines()]
+        sources = {s["source"] for s in samples}
+        assert {"host", "client-c1"} <= sources
+        stderr = (first / "run-c1.stderr").read_text()
+        if (first / "servers.json").exists():  # a database cell: its servers, once per load
+            [*described] = json.loads((first / "servers.json").read_text())
+            assert all(s["image"].startswith("contio/") for s in described)
+            assert "server-c1" in sources
+            assert f"host={described[0]['container']}" in stderr  # the client found its server
+            assert not (second / "servers.json").exists()  # repetition 2 ran on the same data
+        else:
+            assert f"lsm.dir={data}" in stderr  # the backend's directory, mounted as is
+        assert not list(first.glob("*.ready")) and not (first / "run.go").exists()
+    assert list(data.iterdir()) == []  # data directories released with the backend
+    assert_nothing_left(docker_client, experiment_of(folder))
+
+
+KILL_SPEC = """\
+name: kill
+runtime: {{type: docker}}
+backend: {{type: local-dir, path: {data}}}
+factors:
+  target: [redis]
+  workload: [workloada]
+  threads: [2]
+  properties: {{maxexecutiontime: [120, 2]}}
+repetitions: 1
+properties: {{recordcount: 300, operationcount: 0}}
+"""
+
+
+def test_a_database_killed_mid_run_fails_its_cell_and_the_next_cell_runs(tmp_path, docker_client):
+    spec, data = write(tmp_path, KILL_SPEC)
+    results = tmp_path / "results"
+    proc = contio("run", spec, "--results-dir", results)
+    go = None
+    deadline = time.monotonic() + 600
+    while go is None and proc.poll() is None and time.monotonic() < deadline:
+        # The go file exists from the moment the run phase is released until it ends.
+        found = list(results.glob("*/raw/cell001/s1-rep1/run.go"))
+        go = found[0] if found else None
+        time.sleep(0.05)
+    assert go is not None, proc.communicate()[1]
+    folder = go.parents[3]
+    selector = [f"{labels.EXPERIMENT}={experiment_of(folder)}", f"{labels.ROLE}=db-redis"]
+    [server] = docker_client.containers.list(filters={"label": selector})
+    server.kill()
+    done = finish(proc)
+
+    assert done.returncode == 1, done.stderr  # a cell failed; the run itself went on
+    cells = index_rows(folder, "SELECT cell_index, status, reason FROM cells ORDER BY cell_index")
+    assert [c["status"] for c in cells] == ["failed", "done"]
+    reason = cells[0]["reason"]
+    assert "database container" in reason and "(redis) exited with code 137" in reason
+    assert "during the run phase" in reason
+    [run] = index_rows(folder, "SELECT * FROM phases WHERE phase = 'run'")
+    assert run["cell_index"] == 2 and run["status"] == "ok" and run["operations"] > 0
+    assert "failed: cell 1: repetition 1: database container" in done.stdout
+    shown = subprocess.run(
+        [sys.executable, "-m", "contio", "results", folder],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "1 failed" in shown.stdout and "exited with code 137" in shown.stdout
+    assert list(data.iterdir()) == []
+    assert_nothing_left(docker_client, experiment_of(folder))
+
+
+VOLUME_SPEC = """\
+name: vol
+runtime: {type: docker}
+backends:
+  volume: {type: local, mode: docker-volume}
+factors:
+  target: [redis]
+  workload:
+    - {kind: fio, name: randread, job: {rw: randread, bs: 4k, ioengine: psync, size: 4m}}
+    - workloadc
+  containers: [2]
+stop: {rule: fixed-time, seconds: 2, repetitions: 1}
+properties: {recordcount: 200}
+"""
+
+
+def test_file_workloads_and_databases_keep_their_data_on_docker_volumes(tmp_path, docker_client):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(VOLUME_SPEC)
+    done = finish(contio("run", spec, "--results-dir", tmp_path / "results"))
+    assert done.returncode == 0, done.stderr
+    [folder] = list((tmp_path / "results").iterdir())
+    runs = load(folder)
+    runs = runs[runs["phase"] == "run"]
+    assert len(runs) == 4 and (runs["status"] == "ok").all()
+    fio = runs[runs["workload"] == "randread"]
+    assert (fio["iops"] > 0).all()  # the engine read its files from its volume at /data
+    servers = json.loads((folder / "raw" / "cell002" / "s1-rep1" / "servers.json").read_text())
+    assert all(s["volume"] and s["data"] is None for s in servers)
+    assert (runs["disk_device"] == "busiest").all()  # no host directory holds a volume
+    assert_nothing_left(docker_client, experiment_of(folder))
+
+
+def test_an_unreachable_docker_engine_exits_2_before_anything_is_provisioned(tmp_path):
+    spec, data = write(tmp_path, DOCKER_SPEC)
+    unreachable = {"DOCKER_HOST": "tcp://127.0.0.1:9"}  # the discard port: nothing listens
+    run = contio("run", spec, "--results-dir", tmp_path / "results", env=unreachable)
+    plan = contio("plan", spec, env=unreachable)
+    for done in (finish(run), finish(plan)):
+        assert done.returncode == 2, done.stderr
+        assert "runtime.type: 'docker' needs a Docker engine" in done.stderr
+        assert "DOCKER_HOST" in done.stderr and "tcp://127.0.0.1:9" in done.stderr
+    assert not (tmp_path / "results").exists()
+    assert list(data.iterdir()) == []
