@@ -92,7 +92,10 @@ fn bad_values_missing_files_and_unknown_targets_exit_2() {
         ),
         (&["run", "nosuchdb"], "nosuchdb"),
         (&["run", "null", "-p", "null.anything=1"], "null.anything"),
-        (&["run", "null", "-p", "null.delay_us=soon"], "null.delay_us"),
+        (
+            &["run", "null", "-p", "null.delay_us=soon"],
+            "null.delay_us",
+        ),
     ];
     for (args, named) in cases {
         let o = engine(args);

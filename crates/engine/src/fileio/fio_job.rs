@@ -170,19 +170,23 @@ fn resolve(s: &JobSection) -> Result<Job, FileIoError> {
         (n, 0) => (n, SyncCall::Fsync),
         (_, n) => (n, SyncCall::Fdatasync),
     };
-    let verify =
-        match get(s, &["verify"]).unwrap_or("0") {
-            "0" | "null" => None,
-            "crc32c" | "crc32c-intel" | "crc32" | "meta" | "contio" | "1" => Some(VerifyRule {
-                generation: count("verify_generation", 1)?,
-                only: switch("verify_only", false)?,
-            }),
-            other => return Err(FileIoError::bad_value(
+    // Every method writes contio's block header with a CRC-32C (not fio's header):
+    // `crc32c` names the checksum; `meta` and `contio` the header.
+    let verify = match get(s, &["verify"]).unwrap_or("0") {
+        "0" | "null" => None,
+        "crc32c" | "crc32c-intel" | "meta" | "contio" => Some(VerifyRule {
+            generation: count("verify_generation", 1)?,
+            only: switch("verify_only", false)?,
+        }),
+        other => {
+            return Err(FileIoError::bad_value(
                 "verify",
                 other,
-                "crc32c, crc32, meta or contio (all: contio's block header with a CRC-32), or 0",
-            )),
-        };
+                "crc32c, crc32c-intel, meta or contio (each: contio's block header with a \
+                 CRC-32C; not fio's header format), or 0",
+            ))
+        }
+    };
     if switch("verify_only", false)? && verify.is_none() {
         return Err(FileIoError::invalid(
             "verify_only",

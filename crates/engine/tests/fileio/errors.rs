@@ -90,7 +90,7 @@ fn bad_input_on(fs: &Mounted) {
     let job = fs.join("job.fio");
     let job = job.to_str().unwrap();
     let too_big = format!("[j]\nfilename={}\nsize=1G\n", fs.join("big").display());
-    let cases: [(&str, &[&str]); 5] = [
+    let cases: [(&str, &[&str]); 6] = [
         (
             "[j]\ndirectory=/nonexistent/contio\nsize=1M\n",
             &["does not exist"],
@@ -99,6 +99,8 @@ fn bad_input_on(fs: &Mounted) {
         ("[j]\nbs=1000\ndirect=1\nsize=1M\n", &["bs", "512"]),
         ("[j]\nrw=trim\nsize=1M\n", &["rw", "randrw"]),
         (&too_big, &["size", "free"]),
+        // Only CRC-32C is computed; another method's name is refused, not ignored.
+        ("[j]\nverify=crc32\nsize=1M\n", &["verify", "crc32c"]),
     ];
     for (text, mentions) in cases {
         std::fs::write(job, text).unwrap();
