@@ -80,7 +80,7 @@ fn misspelt_property_exits_2_and_names_the_closest() {
 
 #[test]
 fn bad_values_missing_files_and_unknown_targets_exit_2() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["run", "null", "-p", "requestdistribution=zipf"],
             "requestdistribution",
@@ -96,6 +96,7 @@ fn bad_values_missing_files_and_unknown_targets_exit_2() {
             &["run", "null", "-p", "null.delay_us=soon"],
             "null.delay_us",
         ),
+        (&["run", "null", "-p", "null.delay_us=60000001"], "60 s"),
     ];
     for (args, named) in cases {
         let o = engine(args);

@@ -262,6 +262,13 @@ fn check_same(first: &Job, job: &Job) -> Result<(), FileIoError> {
         ("time_based", first.time_based != job.time_based),
         ("ramp_time", first.ramp != job.ramp),
         ("verify", first.verify != job.verify),
+        // One sync call serves the whole plan.
+        (
+            "fsync/fdatasync",
+            first.fsync.after_writes > 0
+                && job.fsync.after_writes > 0
+                && first.sync_call != job.sync_call,
+        ),
     ];
     if let Some((option, _)) = differs.iter().find(|(_, d)| *d) {
         return Err(FileIoError::invalid(

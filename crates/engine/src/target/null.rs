@@ -9,11 +9,15 @@
 use std::time::Duration;
 
 use super::{Record, Session, Status, TargetDriver, TargetInfo};
-use crate::error::TargetError;
+use crate::error::{PropertyError, TargetError};
 use crate::properties::Properties;
 
 /// The property giving every operation a service time, in microseconds.
 const DELAY_KEY: &str = "null.delay_us";
+/// The longest latency the histograms record (60 s); a longer delay would
+/// also keep an interrupted run from stopping for that long.
+const MAX_DELAY_US: u64 = 60_000_000;
+const DELAY_EXPECTED: &str = "a whole number of microseconds from 0 to 60000000 (60 s)";
 
 /// Registry entry for `null`.
 pub fn info() -> TargetInfo {
@@ -22,7 +26,15 @@ pub fn info() -> TargetInfo {
         summary: "does nothing; measures the client itself (null.delay_us: a fixed service time)",
         properties: &[DELAY_KEY],
         open: |props: &Properties| {
-            let micros: u64 = props.parse_or(DELAY_KEY, 0, "a whole number of microseconds")?;
+            let micros: u64 = props.parse_or(DELAY_KEY, 0, DELAY_EXPECTED)?;
+            if micros > MAX_DELAY_US {
+                return Err(PropertyError::BadValue {
+                    key: DELAY_KEY.into(),
+                    value: micros.to_string(),
+                    expected: DELAY_EXPECTED.into(),
+                }
+                .into());
+            }
             Ok(match micros {
                 0 => Box::new(NullDriver),
                 n => Box::new(DelayedDriver {
