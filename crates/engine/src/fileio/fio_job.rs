@@ -8,7 +8,10 @@ use std::time::Duration;
 use super::error::FileIoError;
 use super::fio_ini::JobSection;
 use super::fio_layout;
-use super::plan::{FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, SyncCall, VerifyRule};
+use super::plan::{
+    bounded, FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, SyncCall, VerifyRule, MAX_DEPTH,
+    MAX_THREADS,
+};
 use super::size::{parse_bytes, parse_count, parse_duration, parse_switch};
 use crate::properties::closest;
 
@@ -221,8 +224,8 @@ fn resolve(s: &JobSection) -> Result<Job, FileIoError> {
         mix: Mix { read_share },
         bs,
         size: bytes("size")?,
-        numjobs: count("numjobs", 1)?.max(1) as usize,
-        depth: count("iodepth", 1)?.max(1) as usize,
+        numjobs: bounded("numjobs", count("numjobs", 1)?, MAX_THREADS as u64)?,
+        depth: bounded("iodepth", count("iodepth", 1)?, MAX_DEPTH)?,
         engine,
         direct,
         fsync: FsyncRule {
@@ -329,6 +332,13 @@ fn check_alignment(job: &Job) -> Result<(), FileIoError> {
 /// Resolves the job sections of a file into one plan.
 pub fn plan(sections: &[JobSection]) -> Result<FioJobs, FileIoError> {
     let jobs: Vec<Job> = sections.iter().map(resolve).collect::<Result<_, _>>()?;
+    let threads: usize = jobs.iter().map(|j| j.numjobs).sum();
+    if threads > MAX_THREADS {
+        return Err(FileIoError::invalid(
+            "numjobs",
+            format!("{threads} job instances in all; at most {MAX_THREADS} run at once"),
+        ));
+    }
     let first = &jobs[0];
     for job in &jobs {
         check_same(first, job)?;

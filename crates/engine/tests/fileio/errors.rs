@@ -90,7 +90,7 @@ fn bad_input_on(fs: &Mounted) {
     let job = fs.join("job.fio");
     let job = job.to_str().unwrap();
     let too_big = format!("[j]\nfilename={}\nsize=1G\n", fs.join("big").display());
-    let cases: [(&str, &[&str]); 7] = [
+    let cases: [(&str, &[&str]); 9] = [
         (
             "[j]\ndirectory=/nonexistent/contio\nsize=1M\n",
             &["does not exist"],
@@ -101,6 +101,12 @@ fn bad_input_on(fs: &Mounted) {
         (&too_big, &["size", "free"]),
         // Only CRC-32C is computed; another method's name is refused, not ignored.
         ("[j]\nverify=crc32\nsize=1M\n", &["verify", "crc32c"]),
+        // Limits, before any thread or ring is made.
+        ("[j]\nsize=4k\nnumjobs=5000\n", &["numjobs", "4096"]),
+        (
+            "[j]\nsize=1M\nioengine=io_uring\niodepth=100000\n",
+            &["iodepth", "4096"],
+        ),
         // One plan has one sync call.
         (
             "[a]\nrw=write\nsize=1M\nfsync=4\n[b]\nrw=write\nsize=1M\nfdatasync=4\n",
