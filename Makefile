@@ -33,7 +33,7 @@ run: setup
 test: setup test-rust test-python
 
 test-rust: setup
-	cargo test --release --workspace
+	CONTIO_TEST_STRICT=1 cargo test --release --workspace  # no fileio case may skip in CI
 
 test-python: setup
 	@scripts/setup-docker.sh  # the docker-marked tests need a running engine

@@ -80,7 +80,7 @@ fn misspelt_property_exits_2_and_names_the_closest() {
 
 #[test]
 fn bad_values_missing_files_and_unknown_targets_exit_2() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["run", "null", "-p", "requestdistribution=zipf"],
             "requestdistribution",
@@ -92,6 +92,11 @@ fn bad_values_missing_files_and_unknown_targets_exit_2() {
         ),
         (&["run", "nosuchdb"], "nosuchdb"),
         (&["run", "null", "-p", "null.anything=1"], "null.anything"),
+        (
+            &["run", "null", "-p", "null.delay_us=soon"],
+            "null.delay_us",
+        ),
+        (&["run", "null", "-p", "null.delay_us=60000001"], "60 s"),
     ];
     for (args, named) in cases {
         let o = engine(args);
@@ -220,39 +225,54 @@ fn ycsb_text_summary_has_the_documented_lines() {
     assert_eq!(ops, 2000);
 }
 
+/// Coordinated omission: `null.delay_us` makes every read take 2 ms while
+/// `-target` asks for one read per millisecond. The client falls further behind
+/// its schedule with every read, so the k-th read's latency from its intended
+/// start is at least (k + 2) ms, while each read itself takes the delay.
 #[test]
-fn throttled_run_reports_intended_latency() {
+fn throttled_run_measures_latency_from_the_intended_start() {
+    const DELAY_US: u64 = 2000;
+    const READS: u64 = 200;
     let dir = scratch("throttle");
     let json = dir.join("run.json");
     let o = engine(&[
         "run",
         "null",
         "-P",
-        &workload("workloadb"),
+        &workload("workloadc"),
         "-p",
-        "operationcount=400",
+        &format!("operationcount={READS}"),
+        "-p",
+        &format!("null.delay_us={DELAY_US}"),
         "-threads",
-        "2",
+        "1",
         "-target",
-        "2000",
+        "1000",
         "-json",
         json.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8(o.stdout).unwrap();
-    assert!(text.contains("[Intended-READ], Operations, "), "{text}");
+    assert!(text.contains("[Intended-READ], Operations, 200"), "{text}");
     let doc = read_json(&json);
-    assert_eq!(doc["target_ops_per_sec"], 2000);
+    assert_eq!(doc["target_ops_per_sec"], 1000);
+    assert_eq!(doc["target_description"]["delay_us"], DELAY_US);
+    let actual = &doc["operations_by_type"]["READ"];
     let intended = &doc["intended_by_type"]["READ"];
-    assert_eq!(
-        intended["count"],
-        doc["operations_by_type"]["READ"]["count"]
-    );
+    assert_eq!(actual["count"], READS);
+    assert_eq!(intended["count"], READS);
+    let us = |h: &Value, p: &str| h["latency_us"][p].as_u64().unwrap();
+    // Each read sleeps at least the delay (less a clock-calibration margin).
+    assert!(us(actual, "min") >= DELAY_US * 97 / 100, "{actual}");
+    // Read k ends no earlier than (k + 1)·2 ms after the first intended start
+    // and was meant to start k·1 ms after it: the 99th percentile (k ≈ 198)
+    // is at least ~200 ms behind, whatever the machine's load.
+    assert!(us(intended, "p99") >= 190_000, "{intended}");
+    assert!(us(intended, "p50") >= 95_000, "{intended}");
+    // Measured from the actual start, the same reads take about the delay.
     assert!(
-        intended["latency_us"]["max"].as_u64().unwrap()
-            >= doc["operations_by_type"]["READ"]["latency_us"]["min"]
-                .as_u64()
-                .unwrap()
+        us(actual, "p99") * 10 <= us(intended, "p99"),
+        "actual {actual} vs intended {intended}"
     );
 }
 

@@ -5,10 +5,14 @@
 //! 0..8    magic  "CONTIOVB"
 //! 8..16   offset of the block in its file (u64 LE)
 //! 16..24  generation (u64 LE)
-//! 24..28  CRC-32 of the whole block with these 4 bytes zeroed (u32 LE)
+//! 24..28  CRC-32C (Castagnoli, as iSCSI and ext4) of the whole block with
+//!         these 4 bytes zeroed (u32 LE)
 //! 28..32  block length (u32 LE)
 //! 32..    xorshift64 stream seeded by offset and generation
 //! ```
+//!
+//! contio's own format: fio's verify header (magic 0xacca, its own fields and
+//! layout) is different, so files written by one cannot be verified by the other.
 //! A check names what disagrees: the magic (never written, or overwritten by
 //! something else), the offset (written to the wrong place), the generation
 //! (a stale or lost write), or the checksum (corrupted in place).
@@ -39,12 +43,11 @@ pub fn fill(block: &mut [u8], offset: u64, generation: u64) {
     block[24..28].copy_from_slice(&crc.to_le_bytes());
 }
 
+/// CRC-32C of the block as if its checksum field were zero.
 fn checksum(block: &[u8]) -> u32 {
-    let mut h = crc32fast::Hasher::new();
-    h.update(&block[..24]);
-    h.update(&[0; 4]);
-    h.update(&block[28..]);
-    h.finalize()
+    let crc = crc32c::crc32c_append(0, &block[..24]);
+    let crc = crc32c::crc32c_append(crc, &[0; 4]);
+    crc32c::crc32c_append(crc, &block[28..])
 }
 
 fn u64_at(block: &[u8], at: usize) -> u64 {
@@ -137,5 +140,32 @@ mod tests {
         b[1000] ^= 1;
         assert!(matches!(check(&b, 8192, 3), Err(Mismatch::Checksum { .. })));
         assert_eq!(check(&[0u8; 4096], 0, 3), Err(Mismatch::NoHeader));
+    }
+
+    /// CRC-32C bit by bit (reflected polynomial 0x82F63B78), from its definition.
+    fn crc32c_reference(data: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &byte in data {
+            crc ^= u32::from(byte);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0x82F6_3B78
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
+    #[test]
+    fn the_checksum_is_crc32c_of_the_block_with_its_field_zeroed() {
+        // The standard check value of CRC-32C (CRC-32/ISCSI); CRC-32 (IEEE) gives 0xcbf43926.
+        assert_eq!(crc32c_reference(b"123456789"), 0xe306_9283);
+        let mut b = vec![0u8; 4096];
+        fill(&mut b, 12288, 7);
+        let stored = u32::from_le_bytes([b[24], b[25], b[26], b[27]]);
+        b[24..28].fill(0);
+        assert_eq!(stored, crc32c_reference(&b));
     }
 }

@@ -8,7 +8,10 @@ use std::time::Duration;
 use super::error::FileIoError;
 use super::fio_ini::JobSection;
 use super::fio_layout;
-use super::plan::{FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, SyncCall, VerifyRule};
+use super::plan::{
+    bounded, FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, SyncCall, VerifyRule, MAX_DEPTH,
+    MAX_THREADS,
+};
 use super::size::{parse_bytes, parse_count, parse_duration, parse_switch};
 use crate::properties::closest;
 
@@ -170,19 +173,23 @@ fn resolve(s: &JobSection) -> Result<Job, FileIoError> {
         (n, 0) => (n, SyncCall::Fsync),
         (_, n) => (n, SyncCall::Fdatasync),
     };
-    let verify =
-        match get(s, &["verify"]).unwrap_or("0") {
-            "0" | "null" => None,
-            "crc32c" | "crc32c-intel" | "crc32" | "meta" | "contio" | "1" => Some(VerifyRule {
-                generation: count("verify_generation", 1)?,
-                only: switch("verify_only", false)?,
-            }),
-            other => return Err(FileIoError::bad_value(
+    // Every method writes contio's block header with a CRC-32C (not fio's header):
+    // `crc32c` names the checksum; `meta` and `contio` the header.
+    let verify = match get(s, &["verify"]).unwrap_or("0") {
+        "0" | "null" => None,
+        "crc32c" | "crc32c-intel" | "meta" | "contio" => Some(VerifyRule {
+            generation: count("verify_generation", 1)?,
+            only: switch("verify_only", false)?,
+        }),
+        other => {
+            return Err(FileIoError::bad_value(
                 "verify",
                 other,
-                "crc32c, crc32, meta or contio (all: contio's block header with a CRC-32), or 0",
-            )),
-        };
+                "crc32c, crc32c-intel, meta or contio (each: contio's block header with a \
+                 CRC-32C; not fio's header format), or 0",
+            ))
+        }
+    };
     if switch("verify_only", false)? && verify.is_none() {
         return Err(FileIoError::invalid(
             "verify_only",
@@ -217,8 +224,8 @@ fn resolve(s: &JobSection) -> Result<Job, FileIoError> {
         mix: Mix { read_share },
         bs,
         size: bytes("size")?,
-        numjobs: count("numjobs", 1)?.max(1) as usize,
-        depth: count("iodepth", 1)?.max(1) as usize,
+        numjobs: bounded("numjobs", count("numjobs", 1)?, MAX_THREADS as u64)?,
+        depth: bounded("iodepth", count("iodepth", 1)?, MAX_DEPTH)?,
         engine,
         direct,
         fsync: FsyncRule {
@@ -258,6 +265,13 @@ fn check_same(first: &Job, job: &Job) -> Result<(), FileIoError> {
         ("time_based", first.time_based != job.time_based),
         ("ramp_time", first.ramp != job.ramp),
         ("verify", first.verify != job.verify),
+        // One sync call serves the whole plan.
+        (
+            "fsync/fdatasync",
+            first.fsync.after_writes > 0
+                && job.fsync.after_writes > 0
+                && first.sync_call != job.sync_call,
+        ),
     ];
     if let Some((option, _)) = differs.iter().find(|(_, d)| *d) {
         return Err(FileIoError::invalid(
@@ -318,6 +332,13 @@ fn check_alignment(job: &Job) -> Result<(), FileIoError> {
 /// Resolves the job sections of a file into one plan.
 pub fn plan(sections: &[JobSection]) -> Result<FioJobs, FileIoError> {
     let jobs: Vec<Job> = sections.iter().map(resolve).collect::<Result<_, _>>()?;
+    let threads: usize = jobs.iter().map(|j| j.numjobs).sum();
+    if threads > MAX_THREADS {
+        return Err(FileIoError::invalid(
+            "numjobs",
+            format!("{threads} job instances in all; at most {MAX_THREADS} run at once"),
+        ));
+    }
     let first = &jobs[0];
     for job in &jobs {
         check_same(first, job)?;

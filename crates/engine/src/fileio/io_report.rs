@@ -80,6 +80,10 @@ pub struct IoReport {
     pub fsyncs_per_sec: f64,
     pub ramp_ms: f64,
     pub cache_dropped: bool,
+    /// Files synced by the final sync (`file-fsync-end`, `end_fsync`); null when not asked.
+    pub end_syncs: Option<u64>,
+    /// How long the final sync took; null when not asked.
+    pub end_sync_ms: Option<f64>,
     pub files: Vec<FileEntry>,
     pub streams: Vec<StreamEntry>,
     pub threads: Vec<ThreadEntry>,
@@ -131,6 +135,8 @@ pub fn io_report(plan: &Plan, outcome: &RunOutcome, cache_dropped: bool) -> IoRe
         fsyncs_per_sec: count(m, Operation::Fsync) as f64 / seconds,
         ramp_ms: plan.ramp.as_secs_f64() * 1000.0,
         cache_dropped,
+        end_syncs: outcome.end_sync.map(|e| e.files),
+        end_sync_ms: outcome.end_sync.map(|e| e.ms),
         files: plan
             .files
             .iter()

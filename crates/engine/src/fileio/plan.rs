@@ -6,6 +6,25 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Most threads a plan may run (as YCSB phases: `client::config::MAX_THREADS`).
+pub const MAX_THREADS: usize = crate::client::config::MAX_THREADS;
+/// Most requests in flight per io_uring thread (each has its own buffer; the
+/// kernel's ring limit is 32768 entries).
+pub const MAX_DEPTH: u64 = 4096;
+
+/// Checks a count option (`threads`, `numjobs`, `iodepth`, …) against `1..=max`
+/// (0 counts as 1, as the tools take it).
+pub fn bounded(option: &str, value: u64, max: u64) -> Result<usize, super::error::FileIoError> {
+    if value > max {
+        return Err(super::error::FileIoError::bad_value(
+            option,
+            &value.to_string(),
+            &format!("1 to {max}"),
+        ));
+    }
+    Ok(value.max(1) as usize)
+}
+
 /// How requests are issued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IoEngine {

@@ -43,6 +43,17 @@ pub struct RunOutcome {
     pub stream_threads: Vec<Vec<usize>>,
     pub ending: Ending,
     pub verify: Option<VerifyReport>,
+    /// The final sync (`file-fsync-end`, `end_fsync`), if the plan asked for one.
+    pub end_sync: Option<EndSync>,
+}
+
+/// The sync of every file after the requests (not measured as an operation).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EndSync {
+    /// Files synced successfully.
+    pub files: u64,
+    /// How long the syncs took, ms.
+    pub ms: f64,
 }
 
 impl RunOutcome {
@@ -170,13 +181,16 @@ pub fn execute(
     });
     let measurements = collector.finish();
     let runtime = Instant::now().saturating_duration_since(origin_instant);
+    // Before the ending is decided: a final sync that fails fails the run (and
+    // then nothing is verified, as the data never reached the file system).
+    let interrupted = shared.stop.is_set();
+    let end_sync = sync_at_end(&shared);
     let failure = shared.failure.lock().ok().and_then(|mut f| f.take());
     let ending = match failure {
         Some(message) => Ending::Failed(message),
-        None if shared.stop.is_set() => Ending::Interrupted,
+        None if interrupted => Ending::Interrupted,
         None => Ending::Completed,
     };
-    sync_at_end(&shared);
     let verify = verification(&shared, &ending);
     RunOutcome {
         measurements,
@@ -186,27 +200,36 @@ pub fn execute(
         stream_threads,
         ending,
         verify,
+        end_sync,
     }
 }
 
-fn sync_at_end(shared: &Shared) {
+/// Syncs every file when a stream asks for it; a failure fails the run.
+fn sync_at_end(shared: &Shared) -> Option<EndSync> {
     let wants = shared.plan.streams.iter().any(|s| s.fsync.at_end);
-    if !wants || !shared.plan.writes() {
-        return;
+    if !wants || !shared.plan.writes() || shared.plan.verify.is_some_and(|v| v.only) {
+        return None;
     }
+    let started = Instant::now();
+    let mut files = 0;
     for (i, f) in shared.files.iter().enumerate() {
         use std::os::fd::AsRawFd;
         let result = match shared.maps.get(i) {
             Some(map) => map.flush(),
             None => sync_fd(f.as_raw_fd(), shared.plan.sync_call),
         };
-        if let Err(e) = result {
-            shared.fail(format!(
+        match result {
+            Ok(()) => files += 1,
+            Err(e) => shared.fail(format!(
                 "final sync of {}: {e}",
                 shared.plan.files[i].path.display()
-            ));
+            )),
         }
     }
+    Some(EndSync {
+        files,
+        ms: started.elapsed().as_secs_f64() * 1000.0,
+    })
 }
 
 fn verification(shared: &Shared, ending: &Ending) -> Option<VerifyReport> {

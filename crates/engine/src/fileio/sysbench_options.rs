@@ -9,7 +9,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::error::FileIoError;
-use super::plan::{FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, Region, Stream, SyncCall};
+use super::plan::{
+    bounded, FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, Region, Stream, SyncCall,
+    MAX_DEPTH, MAX_THREADS,
+};
 use super::size::{parse_bytes, parse_count, parse_switch};
 use crate::properties::closest;
 
@@ -214,12 +217,12 @@ fn mode(a: &SysbenchArgs) -> Result<(Pattern, f64), FileIoError> {
     let ratio: f64 = opt(a, "file-rw-ratio")
         .parse()
         .ok()
-        .filter(|r: &f64| *r >= 0.0)
+        .filter(|r: &f64| r.is_finite() && *r >= 0.0)
         .ok_or_else(|| {
             FileIoError::bad_value(
                 "--file-rw-ratio",
                 opt(a, "file-rw-ratio"),
-                "a non-negative number (reads per write)",
+                "a finite non-negative number (reads per write)",
             )
         })?;
     Ok(match opt(a, "file-test-mode") {
@@ -286,8 +289,16 @@ pub fn plan(a: &SysbenchArgs) -> Result<Plan, FileIoError> {
         }
     };
     let switch = |k: &str| parse_switch(&format!("--{k}"), opt(a, k));
-    let depth = parse_count("--file-async-backlog", opt(a, "file-async-backlog"))?.max(1) as usize;
-    let threads = parse_count("--threads", opt(a, "threads"))?.max(1) as usize;
+    let depth = bounded(
+        "--file-async-backlog",
+        parse_count("--file-async-backlog", opt(a, "file-async-backlog"))?,
+        MAX_DEPTH,
+    )?;
+    let threads = bounded(
+        "--threads",
+        parse_count("--threads", opt(a, "threads"))?,
+        MAX_THREADS as u64,
+    )?;
     let events = parse_count("--events", opt(a, "events"))?;
     let time = parse_count("--time", opt(a, "time"))?;
     let seed = parse_count("--rand-seed", opt(a, "rand-seed"))?;
@@ -404,5 +415,15 @@ mod tests {
         let e = plan(&a).unwrap_err().to_string();
         assert!(e.contains("--file-test-mode") && e.contains("rndrw"), "{e}");
         assert!(parse(&args("fileio --threads=2")).is_err());
+        for bad in [
+            "--file-rw-ratio=inf",
+            "--threads=5000",
+            "--file-async-backlog=100000",
+        ] {
+            let a = parse(&args(&format!("fileio --file-test-mode=rndrw {bad} run"))).unwrap();
+            let e = plan(&a).unwrap_err().to_string();
+            let option = bad.split('=').next().unwrap();
+            assert!(e.contains(option), "{e}");
+        }
     }
 }

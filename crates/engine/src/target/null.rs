@@ -1,16 +1,47 @@
 //! The `null` target: every operation succeeds at once. It measures the client.
+//!
+//! With `null.delay_us` every operation instead takes a fixed service time (a
+//! sleep), which gives a target of known latency: to calibrate the client, or
+//! to see coordinated omission (under `-target` faster than the target serves,
+//! latency from the intended start grows while the actual latency stays at
+//! the delay).
+
+use std::time::Duration;
 
 use super::{Record, Session, Status, TargetDriver, TargetInfo};
-use crate::error::TargetError;
+use crate::error::{PropertyError, TargetError};
 use crate::properties::Properties;
+
+/// The property giving every operation a service time, in microseconds.
+const DELAY_KEY: &str = "null.delay_us";
+/// The longest latency the histograms record (60 s); a longer delay would
+/// also keep an interrupted run from stopping for that long.
+const MAX_DELAY_US: u64 = 60_000_000;
+const DELAY_EXPECTED: &str = "a whole number of microseconds from 0 to 60000000 (60 s)";
 
 /// Registry entry for `null`.
 pub fn info() -> TargetInfo {
     TargetInfo {
         name: "null",
-        summary: "does nothing; measures the client itself",
-        properties: &[],
-        open: |_props: &Properties| Ok(Box::new(NullDriver)),
+        summary: "does nothing; measures the client itself (null.delay_us: a fixed service time)",
+        properties: &[DELAY_KEY],
+        open: |props: &Properties| {
+            let micros: u64 = props.parse_or(DELAY_KEY, 0, DELAY_EXPECTED)?;
+            if micros > MAX_DELAY_US {
+                return Err(PropertyError::BadValue {
+                    key: DELAY_KEY.into(),
+                    value: micros.to_string(),
+                    expected: DELAY_EXPECTED.into(),
+                }
+                .into());
+            }
+            Ok(match micros {
+                0 => Box::new(NullDriver),
+                n => Box::new(DelayedDriver {
+                    delay: Duration::from_micros(n),
+                }),
+            })
+        },
     }
 }
 
@@ -48,5 +79,66 @@ impl Session for NullSession {
     }
     fn delete(&mut self, _: &str, _: &str) -> Status {
         Status::Ok
+    }
+}
+
+/// `null` with a service time: a type of its own so that plain `null` (the
+/// client benchmark) keeps its empty calls.
+struct DelayedDriver {
+    delay: Duration,
+}
+
+impl TargetDriver for DelayedDriver {
+    fn session(&self) -> Result<Box<dyn Session>, TargetError> {
+        // Sessions are opened on the client thread that uses them. The default
+        // timer slack (50 µs) would stretch every sleep; 1 µs keeps the service
+        // time close to the delay.
+        // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
+        unsafe {
+            libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong);
+        }
+        Ok(Box::new(DelayedSession { delay: self.delay }))
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({"delay_us": self.delay.as_micros() as u64})
+    }
+}
+
+struct DelayedSession {
+    delay: Duration,
+}
+
+impl DelayedSession {
+    fn serve(&self) -> Status {
+        std::thread::sleep(self.delay);
+        Status::Ok
+    }
+}
+
+impl Session for DelayedSession {
+    fn read(&mut self, _: &str, _: &str, _: Option<&[String]>, out: &mut Record) -> Status {
+        out.fields.clear();
+        self.serve()
+    }
+    fn scan(
+        &mut self,
+        _: &str,
+        _: &str,
+        _: usize,
+        _: Option<&[String]>,
+        out: &mut Vec<(String, Record)>,
+    ) -> Status {
+        out.clear();
+        self.serve()
+    }
+    fn update(&mut self, _: &str, _: &str, _: &Record) -> Status {
+        self.serve()
+    }
+    fn insert(&mut self, _: &str, _: &str, _: &Record) -> Status {
+        self.serve()
+    }
+    fn delete(&mut self, _: &str, _: &str) -> Status {
+        self.serve()
     }
 }

@@ -2,10 +2,11 @@
 //! fills mid-run and an interrupt stop cleanly, keeping what was measured.
 
 use std::io::{BufRead, BufReader};
+use std::os::fd::AsRawFd;
 use std::process::{Command, Stdio};
 
-use crate::mounts::tmpfs;
-use crate::{engine, read_json, stderr, ENGINE};
+use crate::mounts::{tmpfs, xfs, Mounted};
+use crate::{engine, read_json, sparse, stderr, OutDir, ENGINE};
 
 fn refused(args: &[&str], mentions: &[&str]) {
     let out = engine(args);
@@ -21,7 +22,13 @@ fn refused(args: &[&str], mentions: &[&str]) {
 
 #[test]
 fn bad_input_exits_2_naming_the_field() {
-    let fs = tmpfs("errors", 8);
+    // A small tmpfs and XFS (320 MiB): 1 GiB fits in neither.
+    for fs in [tmpfs("errors", 8), xfs("errors")].into_iter().flatten() {
+        bad_input_on(&fs);
+    }
+}
+
+fn bad_input_on(fs: &Mounted) {
     let dir = format!("--file-dir={}", fs.path().display());
     let json = fs.join("never.json");
     let json = json.to_str().unwrap();
@@ -64,12 +71,12 @@ fn bad_input_exits_2_naming_the_field() {
         ],
         &["prepare"],
     );
-    // A full disk: 64 MiB do not fit in an 8 MiB tmpfs; nothing is created.
+    // Too little free space: nothing is created.
     refused(
         &[
             "sysbench",
             "fileio",
-            "--file-total-size=64M",
+            "--file-total-size=1G",
             &dir,
             "prepare",
             "-json",
@@ -82,7 +89,8 @@ fn bad_input_exits_2_naming_the_field() {
 
     let job = fs.join("job.fio");
     let job = job.to_str().unwrap();
-    let cases: [(&str, &[&str]); 4] = [
+    let too_big = format!("[j]\nfilename={}\nsize=1G\n", fs.join("big").display());
+    let cases: [(&str, &[&str]); 9] = [
         (
             "[j]\ndirectory=/nonexistent/contio\nsize=1M\n",
             &["does not exist"],
@@ -90,6 +98,20 @@ fn bad_input_exits_2_naming_the_field() {
         ("[j]\nbss=4k\nsize=1M\n", &["bss", "did you mean 'bs'"]),
         ("[j]\nbs=1000\ndirect=1\nsize=1M\n", &["bs", "512"]),
         ("[j]\nrw=trim\nsize=1M\n", &["rw", "randrw"]),
+        (&too_big, &["size", "free"]),
+        // Only CRC-32C is computed; another method's name is refused, not ignored.
+        ("[j]\nverify=crc32\nsize=1M\n", &["verify", "crc32c"]),
+        // Limits, before any thread or ring is made.
+        ("[j]\nsize=4k\nnumjobs=5000\n", &["numjobs", "4096"]),
+        (
+            "[j]\nsize=1M\nioengine=io_uring\niodepth=100000\n",
+            &["iodepth", "4096"],
+        ),
+        // One plan has one sync call.
+        (
+            "[a]\nrw=write\nsize=1M\nfsync=4\n[b]\nrw=write\nsize=1M\nfdatasync=4\n",
+            &["fsync/fdatasync", "'b'"],
+        ),
     ];
     for (text, mentions) in cases {
         std::fs::write(job, text).unwrap();
@@ -97,69 +119,79 @@ fn bad_input_exits_2_naming_the_field() {
     }
     refused(&["fio", "/nonexistent/job.fio"], &["job file"]);
     assert!(!fs.join("never.json").exists());
+    assert!(!fs.join("big").exists(), "nothing laid out");
+}
+
+/// Takes all but `keep` bytes of the free space of `fs` (allocated, not written: fast).
+fn fill_all_but(fs: &Mounted, keep: u64) {
+    let free = {
+        let c = std::ffi::CString::new(fs.path().to_str().unwrap()).unwrap();
+        // SAFETY: statvfs with a valid C string and out-pointer.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut st) }, 0);
+        st.f_bavail * st.f_frsize
+    };
+    let filler = std::fs::File::create(fs.join("filler")).unwrap();
+    // SAFETY: plain syscall on an open descriptor.
+    let rc = unsafe { libc::posix_fallocate(filler.as_raw_fd(), 0, (free - keep) as libc::off_t) };
+    assert_eq!(rc, 0, "fallocate");
 }
 
 #[test]
 fn a_disk_filling_mid_run_stops_cleanly_with_what_was_measured() {
-    let fs = tmpfs("enospc", 4);
-    let data = fs.join("data");
-    // A sparse 16 MiB file: writing it needs space the 4 MiB tmpfs does not have.
-    std::fs::File::create(&data)
-        .unwrap()
-        .set_len(16 << 20)
+    // tmpfs fails the write that finds no page; XFS the write whose delayed
+    // allocation it cannot reserve. Both at write time, after some writes.
+    let filesystems = [tmpfs("enospc", 4), xfs("enospc")];
+    for fs in filesystems.into_iter().flatten() {
+        if fs.kind == "xfs" {
+            fill_all_but(&fs, 4 << 20);
+        }
+        let data = fs.join("data");
+        // A sparse 16 MiB file: writing it needs space the file system does not have.
+        sparse(&data, 16 << 20);
+        let job = fs.join("job.fio");
+        // The document goes elsewhere: the full file system could not hold it.
+        let out_dir = OutDir::new(&format!("enospc-{}", fs.kind));
+        let json = out_dir.join("run.json");
+        std::fs::write(
+            &job,
+            format!(
+                "[w]\nfilename={}\nrw=write\nbs=64k\nsize=16M\n",
+                data.display()
+            ),
+        )
         .unwrap();
-    let job = fs.join("job.fio");
-    // The document goes elsewhere: the full file system could not hold it.
-    let out_dir = OutDir(
-        std::env::temp_dir().join(format!("contio-fileio-{}-enospc-json", std::process::id())),
-    );
-    std::fs::create_dir_all(&out_dir.0).unwrap();
-    let json = out_dir.0.join("run.json");
-    std::fs::write(
-        &job,
-        format!(
-            "[w]\nfilename={}\nrw=write\nbs=64k\nsize=16M\n",
-            data.display()
-        ),
-    )
-    .unwrap();
-    let out = engine(&[
-        "fio",
-        job.to_str().unwrap(),
-        "-json",
-        json.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let doc = read_json(&json);
-    assert_eq!(doc["status"], "failed");
-    let error = doc["error"].as_str().unwrap();
-    assert!(error.contains("No space left"), "{error}");
-    assert!(
-        doc["operations_by_type"]["WRITE"]["count"]
+        let out = engine(&[
+            "fio",
+            job.to_str().unwrap(),
+            "-json",
+            json.to_str().unwrap(),
+        ]);
+        let what = fs.kind;
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", stderr(&out));
+        let doc = read_json(&json);
+        assert_eq!(doc["status"], "failed", "{what}");
+        let error = doc["error"].as_str().unwrap();
+        assert!(error.contains("No space left"), "{what}: {error}");
+        assert!(error.contains(data.to_str().unwrap()), "{what}: {error}");
+        let written = doc["operations_by_type"]["WRITE"]["count"]
             .as_u64()
-            .unwrap()
-            > 0
-    );
-    assert!(
-        doc["operations_by_type"]["WRITE-FAILED"]["count"]
-            .as_u64()
-            .unwrap()
-            >= 1
-    );
-}
-
-/// A directory outside the test's file system, removed even when the test fails.
-struct OutDir(std::path::PathBuf);
-
-impl Drop for OutDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+            .unwrap();
+        assert!(written > 0 && written < 256, "{what}: {written} writes");
+        assert_eq!(doc["io"]["bytes_written"], written * 65536, "{what}");
+        assert_eq!(
+            doc["operations_by_type"]["WRITE-FAILED"]["count"], 1,
+            "{what}: the first failure stops the only thread"
+        );
     }
 }
 
+/// Signals are independent of the file system: tmpfs only.
 #[test]
 fn interrupt_keeps_what_was_measured() {
-    let fs = tmpfs("interrupt", 16);
+    let Some(fs) = tmpfs("interrupt", 16) else {
+        return;
+    };
     let job = fs.join("job.fio");
     let json = fs.join("run.json");
     std::fs::write(

@@ -1,14 +1,19 @@
 //! The file workloads (`contio-engine sysbench` / `fio`) against real files on
 //! XFS over a loop device and on tmpfs: operation mixes and byte counts,
-//! verification, N-to-1 layouts, errors, interrupts, and the outputs.
+//! sync rules, verification, N-to-1 layouts, errors, interrupts, and the
+//! outputs (parsed, and compared with the JSON document).
 
+mod end_sync;
 mod errors;
 mod fio_jobs;
+mod fio_sync;
 mod mounts;
 mod sysbench_fileio;
+mod sysbench_sync;
+mod text_outputs;
 mod verify;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -45,6 +50,37 @@ pub fn stderr(o: &Output) -> String {
 pub fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
+}
+
+/// A directory outside the test's file systems (for documents a full file
+/// system could not hold), removed even when the test fails.
+pub struct OutDir(pub PathBuf);
+
+impl OutDir {
+    /// A fresh directory for `test`.
+    pub fn new(test: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("contio-fileio-{}-{test}-out", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        OutDir(dir)
+    }
+
+    /// `name` inside it.
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for OutDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Creates `path` as a sparse file of `len` bytes (no blocks written).
+pub fn sparse(path: &Path, len: u64) {
+    std::fs::File::create(path).unwrap().set_len(len).unwrap();
 }
 
 /// Successful calls of `op` in a document.
