@@ -99,7 +99,7 @@ def test_target_options_are_checked_with_their_allowed_values():
     [found] = problems(text + "target_options: {lsm: {cache: minimal}}\n")
     assert found == (
         "target_options.lsm: 'lsm' is not a database target; "
-        "allowed: mariadb, postgres, redis, cassandra, ferretdb"
+        "allowed: mariadb, postgres, redis, cassandra, ferretdb, mongodb"
     )
     [found] = problems(text + "target_options: {redis: {memory_limit: 1m}}\n")
     assert found == "target_options.redis.memory_limit: '1m' is below Docker's minimum of 6m"
