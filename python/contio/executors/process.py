@@ -27,6 +27,7 @@ from contio.backends.interface import DataLocation, HostPath
 from contio.errors import Interrupted, UsageError
 from contio.executors.base import ContainerPhase, DataSession, StatusCallback
 from contio.io_controls import IoController
+from contio.runtime.signals import interrupts_deferred
 from contio.samplers.phase import client_source
 from contio.samplers.process import ProcessCounters
 from contio.samplers.series import Sampler
@@ -102,11 +103,14 @@ class ProcessCellExecutor:
                         "stderr": err,
                         "start_new_session": True,
                     }
-                    if container.io_group is not None:
-                        child = io.popen(container.container, argv, **options)
-                    else:
-                        child = subprocess.Popen(argv, **options)
-                    children.append(child)
+                    # Held until the child is in `children`, so an interrupt always
+                    # finds every started engine to stop.
+                    with interrupts_deferred():
+                        if container.io_group is not None:
+                            child = io.popen(container.container, argv, **options)
+                        else:
+                            child = subprocess.Popen(argv, **options)
+                        children.append(child)
             if metrics is not None:
                 readers = {
                     client_source(c.container): ProcessCounters(child.pid)

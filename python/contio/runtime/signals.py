@@ -4,6 +4,7 @@ Python's default SIGTERM action kills the process without unwinding: containers
 would stay behind. Inside `interrupts_raise()` both signals raise
 `contio.errors.Interrupted` in the main thread instead; the cleanup code then runs
 as for any other error, and completed results already on disk stay there.
+`interrupts_deferred()` holds them for a few statements that must not be cut in half.
 """
 
 from __future__ import annotations
@@ -44,3 +45,33 @@ def interrupts_raise() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Within the block, SIGINT/SIGTERM are held; the first one held is delivered to the
+    handlers in force outside the block (so inside `interrupts_raise()` it raises
+    `Interrupted`) as soon as the block ends.
+
+    For a step whose result would be lost if an exception cut it short: an exception
+    raised inside `subprocess.Popen` after the fork leaves a running child that nobody
+    holds a handle to, so it could be neither stopped nor reaped.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+
+    def hold(signum: int, _frame: FrameType | None) -> None:
+        held.append(signum)
+
+    previous = {sig: signal.getsignal(sig) for sig in HANDLED}
+    for sig in HANDLED:
+        signal.signal(sig, hold)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if held:
+            signal.raise_signal(held[0])
