@@ -68,6 +68,10 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<JobSection>, FileIoError> {
                 None => &mut global,
             }
         };
+        // Two spellings of one setting: the later line wins, as in fio.
+        if let Some(other) = counterpart(key) {
+            target.remove(other);
+        }
         target.insert(key.to_string(), value.to_string());
     }
     if jobs.is_empty() {
@@ -77,6 +81,16 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<JobSection>, FileIoError> {
         });
     }
     Ok(jobs)
+}
+
+/// The option that sets the same thing as `key` from the other side, if any
+/// (`rwmixread=70` and `rwmixwrite=30` both set the read share).
+fn counterpart(key: &str) -> Option<&'static str> {
+    match key {
+        "rwmixread" => Some("rwmixwrite"),
+        "rwmixwrite" => Some("rwmixread"),
+        _ => None,
+    }
 }
 
 fn strip_comment(line: &str) -> &str {
@@ -97,6 +111,16 @@ fn strip_comment(line: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_later_of_rwmixread_and_rwmixwrite_wins() {
+        let text = "[global]\nrwmixread=70\n[a]\nrwmixwrite=10\n[b]\nrwmixwrite=10\nrwmixread=60\n";
+        let jobs = parse("j.fio", text).unwrap();
+        assert_eq!(jobs[0].options.get("rwmixread"), None);
+        assert_eq!(jobs[0].options["rwmixwrite"], "10");
+        assert_eq!(jobs[1].options["rwmixread"], "60");
+        assert_eq!(jobs[1].options.get("rwmixwrite"), None);
+    }
 
     #[test]
     fn globals_apply_to_later_jobs_and_switches_are_bare() {
