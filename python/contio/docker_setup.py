@@ -42,7 +42,7 @@ class DockerSetup:
     engine_image: str
     """The id of `contio/engine` (by id: a rebuild elsewhere cannot swap it mid-run)."""
     images: dict[str, str] = field(default_factory=dict)
-    """Database target → its image (an id, or the registry reference a spec names)."""
+    """Database target → the id of its image (contio's build, or the registry image pulled)."""
 
     def describe(self) -> dict[str, object]:
         """The engine and images a run used (kept in the results index)."""
@@ -62,7 +62,8 @@ class DockerSetup:
             found[target] = TargetOptions(
                 cache=CacheMode(options.cache),
                 mem_limit=options.memory_limit,
-                image=image,
+                image=options.image,  # the family: None is contio's offline image
+                image_id=image,
                 ready_timeout_s=spec.runtime.ready_timeout_seconds,
             )
         return found

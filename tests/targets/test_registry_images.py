@@ -246,3 +246,17 @@ def test_mongodb_is_driven_by_the_engines_mongodb_binding():
     assert binding.properties["mongodb.url"].startswith("mongodb://172.18.0.2:27017/ycsb?")
     bridged = engine_binding(target, container, host_network=False)
     assert bridged.properties["mongodb.url"].startswith("mongodb://contio-exp-db:27017/ycsb?")
+
+
+@pytest.mark.parametrize("name", registry.offline_names())
+def test_a_pinned_build_of_contios_image_runs_as_contios_image(name):
+    """A run pins the image it built by id (`TargetOptions.image_id`): the server still
+    runs as contio's image expects (its own uid), not as a registry image would."""
+    target = registry.target(name)
+    pinned = TargetOptions(image_id="sha256:0123abcd")
+    spec = target.container_spec("db", DATA, pinned)
+    assert spec.image == "sha256:0123abcd"
+    assert target.recipe_for(pinned) == target.recipe
+    assert spec.user == f"{target.uid}:{target.uid}"
+    named = TargetOptions(image="mysql:5.7", image_id="sha256:0123abcd")
+    assert target.server_uid(named) == REGISTRY_UID

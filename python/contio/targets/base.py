@@ -65,6 +65,9 @@ class TargetOptions:
     #: a registry image to use instead of contio's offline one (e.g. "mysql:5.7"), run
     #: the way the official image of the target's database expects (docs/docker.md)
     image: str | None = None
+    #: the exact image to run (an id), when a run pins the build or pull it holds; the
+    #: image's family (how to run it) still comes from `image`: None means contio's
+    image_id: str | None = None
     #: seconds to wait for the readiness probe
     ready_timeout_s: float = 180.0
 
@@ -112,8 +115,9 @@ class DatabaseTarget(ABC):
         return f"contio/{self.recipe}:latest"
 
     def image_for(self, options: TargetOptions) -> str:
-        """The image a server with `options` runs: the one named, else contio's."""
-        return options.image or self.image
+        """The image a server with `options` runs: the pinned id, else the one named, else
+        contio's."""
+        return options.image_id or options.image or self.image
 
     def recipe_for(self, options: TargetOptions) -> str | None:
         """The contio recipe to build before starting with `options`; None for a registry image."""
