@@ -126,7 +126,10 @@ def test_database_and_engine_targets_run_as_containers_with_metrics(tmp_path, do
             [*described] = json.loads((first / "servers.json").read_text())
             assert all(s["image"].startswith("contio/") for s in described)
             assert "server-c1" in sources
-            assert f"host={described[0]['container']}" in stderr  # the client found its server
+            # The client found its server where servers.json says it reached it.
+            assert described[0]["client_network"] == "host"
+            found = {k: v for k, v in described[0]["connection"].items() if "host" in k}
+            assert found and all(f"{k}={v}" in stderr for k, v in found.items()), found
             assert not (second / "servers.json").exists()  # repetition 2 ran on the same data
         else:
             assert f"lsm.dir={data}" in stderr  # the backend's directory, mounted as is

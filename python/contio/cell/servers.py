@@ -58,6 +58,16 @@ class Server:
             "volume": self.request.volume,
             "ready_seconds": self.ready_seconds,
             "engine_target": self.binding.target if self.binding else None,
+            # How the clients reached it (`contio.cell.bindings`): their network, and the
+            # binding's connection properties but its password.
+            "client_network": (
+                ("host" if self.binding.host_network else "bridge") if self.binding else None
+            ),
+            "connection": (
+                {k: v for k, v in self.binding.properties.items() if not k.endswith(".password")}
+                if self.binding
+                else None
+            ),
         }
 
 
