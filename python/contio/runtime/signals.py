@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
@@ -30,21 +30,10 @@ def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
 
 @contextmanager
 def interrupts_raise() -> Iterator[None]:
-    """Within the block, SIGINT/SIGTERM raise `Interrupted`; previous handlers come back after.
-
-    Only the main thread can install handlers; elsewhere this is a no-op.
-    """
-    if threading.current_thread() is not threading.main_thread():
+    """Within the block, SIGINT/SIGTERM raise `Interrupted`; previous handlers come back
+    after. Only the main thread can install handlers; elsewhere this is a no-op."""
+    with _handled_by(_raise_interrupted):
         yield
-        return
-    previous = {sig: signal.getsignal(sig) for sig in HANDLED}
-    for sig in HANDLED:
-        signal.signal(sig, _raise_interrupted)
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 @contextmanager
@@ -57,21 +46,33 @@ def interrupts_deferred() -> Iterator[None]:
     raised inside `subprocess.Popen` after the fork leaves a running child that nobody
     holds a handle to, so it could be neither stopped nor reaped.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     held: list[int] = []
 
     def hold(signum: int, _frame: FrameType | None) -> None:
         held.append(signum)
 
+    try:
+        with _handled_by(hold):
+            yield
+    finally:
+        if held:
+            signal.raise_signal(held[0])
+
+
+@contextmanager
+def _handled_by(handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
+    """`handler` for every HANDLED signal within the block, the previous ones after it.
+
+    Only the main thread can install handlers; elsewhere this is a no-op.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     previous = {sig: signal.getsignal(sig) for sig in HANDLED}
     for sig in HANDLED:
-        signal.signal(sig, hold)
+        signal.signal(sig, handler)
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if held:
-            signal.raise_signal(held[0])
+        for sig, old in previous.items():
+            signal.signal(sig, old)
