@@ -32,6 +32,8 @@ if ! command -v cargo >/dev/null; then
     echo "setup: cargo not found; install Rust (rustup) first" >&2
     exit 2
 fi
+# Only the FerretDB image (the MongoDB protocol, offline) is built with Go.
+command -v go >/dev/null || echo "setup: go not found; the contio/ferretdb image (and its tests) need Go 1.22 or later" >&2
 # The static (musl) engine for images built FROM scratch; best effort, since a
 # machine without rustup's servers can still build everything else.
 if command -v rustup >/dev/null && ! rustup target list --installed 2>/dev/null | grep -q x86_64-unknown-linux-musl; then

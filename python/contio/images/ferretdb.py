@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -44,6 +45,12 @@ ID_LOOKUP_FIX = (
 
 
 def _go(args: list[str], cwd: Path, out) -> None:
+    if shutil.which("go") is None:
+        raise ImageBuildError(
+            "the contio/ferretdb image is built with Go (1.22 or later) from the Go module "
+            "proxy, and `go` is not on PATH: install Go, or name a registry image for the "
+            "MongoDB protocol (target `mongodb` with target_options.mongodb.image)"
+        )
     env = dict(os.environ, CGO_ENABLED="0")
     result = subprocess.run(
         ["go", *args], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, check=False
