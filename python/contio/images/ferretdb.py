@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -45,12 +44,6 @@ ID_LOOKUP_FIX = (
 
 
 def _go(args: list[str], cwd: Path, out) -> None:
-    if shutil.which("go") is None:
-        raise ImageBuildError(
-            "the contio/ferretdb image is built with Go (1.22 or later) from the Go module "
-            "proxy, and `go` is not on PATH: install Go, or name a registry image for the "
-            "MongoDB protocol (target `mongodb` with target_options.mongodb.image)"
-        )
     env = dict(os.environ, CGO_ENABLED="0")
     result = subprocess.run(
         ["go", *args], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, check=False
@@ -79,7 +72,7 @@ def build_ferretdb() -> Path:
     binary = root / "bin" / "ferretdb"
     if (root / "complete").is_file() and binary.is_file():
         return binary
-    require_program("go", "to build FerretDB from the Go module proxy")
+    require_program("go", "(1.22 or later) to build FerretDB from the Go module proxy")
     source = root / "src"
     source.mkdir(parents=True, exist_ok=True)
     (source / "go.mod").write_text(GO_MOD)
