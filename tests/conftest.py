@@ -2,13 +2,63 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
+import sys
+import tempfile
+import warnings
 from pathlib import Path
 
 import pytest
 
+from contio.backends.owner_lock import OwnerLock, owner_alive
 from contio.engine import find_engine
 from contio.errors import EngineNotFoundError
+
+TEST_STATE_PARENT = Path(tempfile.gettempdir()) / f"contio-tests-{os.getuid()}"
+"""Each pytest session keeps contio's state (backends, clusters) in its own directory here,
+never in /var/lib/contio; a later session removes what a killed one left."""
+
+_session_lock: OwnerLock | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point CONTIO_STATE_DIR at this session's directory (subprocesses inherit it), after
+    removing the storage of earlier sessions that were killed before their teardown."""
+    global _session_lock
+    if "CONTIO_STATE_DIR" in os.environ:  # the caller chose one
+        return
+    TEST_STATE_PARENT.mkdir(exist_ok=True)
+    for earlier in sorted(TEST_STATE_PARENT.glob("session-*/")):
+        if not owner_alive(earlier):
+            _remove_killed_session(earlier)
+    session = Path(tempfile.mkdtemp(prefix="session-", dir=TEST_STATE_PARENT))
+    _session_lock = OwnerLock(session)
+    _session_lock.acquire()
+    os.environ["CONTIO_STATE_DIR"] = str(session)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _session_lock is not None:
+        session = _session_lock.path.parent
+        _session_lock.release()
+        # A file left (a journal) is for the next session to act on; empty folders are not.
+        if not any(path.is_file() for path in session.rglob("*")):
+            shutil.rmtree(session, ignore_errors=True)
+
+
+def _remove_killed_session(state_dir: Path) -> None:
+    cleanup = subprocess.run(
+        [sys.executable, "-m", "contio", "cleanup", "--clusters"],
+        env={**os.environ, "CONTIO_STATE_DIR": str(state_dir)},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    still_running = any(owner_alive(d) for d in state_dir.glob("backends/*/"))
+    if cleanup.returncode == 0 and not still_running:
+        shutil.rmtree(state_dir, ignore_errors=True)
+    elif cleanup.returncode != 0:
+        warnings.warn(f"could not remove a killed test session's storage: {cleanup.stderr}")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""Fixtures for the real backend tests: root, state in a temporary directory, leak checks,
+"""Fixtures for the real backend tests: root, the session's state directory, leak checks,
 one GlusterFS cluster (3 nodes in network namespaces) shared by the gluster tests, and
 the engine writing checksummed blocks through a backend and reading them back."""
 
@@ -40,16 +40,9 @@ def need_root_and(*programs: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """CONTIO_STATE_DIR for the whole session, so tests never touch /var/lib/contio."""
-    path = tmp_path_factory.mktemp("contio-state")
-    old = os.environ.get("CONTIO_STATE_DIR")
-    os.environ["CONTIO_STATE_DIR"] = str(path)
-    yield path
-    if old is None:
-        os.environ.pop("CONTIO_STATE_DIR", None)
-    else:
-        os.environ["CONTIO_STATE_DIR"] = old
+def state_dir() -> Path:
+    """This session's CONTIO_STATE_DIR (set in tests/conftest.py), never /var/lib/contio."""
+    return Path(os.environ["CONTIO_STATE_DIR"])
 
 
 @dataclass(frozen=True)

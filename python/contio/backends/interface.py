@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import Self
 
+from contio.backends.owner_lock import OwnerLock
 from contio.backends.undo_journal import UndoJournal
 from contio.errors import BackendError, BackendOptionError
 
@@ -121,6 +122,7 @@ class StorageBackend(ABC):
         self.instance = f"{self.name}-{uuid.uuid4().hex[:8]}"
         self.workdir = workdir or state_root() / "backends" / self.instance
         self.journal = UndoJournal(self.workdir / "journal.json")
+        self._owner = OwnerLock(self.workdir)
         self._prepared = False
         self._labels: dict[str, int] = {}
 
@@ -129,6 +131,7 @@ class StorageBackend(ABC):
         """Provision the storage (first call only); with `label`, also a fresh data directory."""
         if not self._prepared:
             self.workdir.mkdir(parents=True, exist_ok=True)
+            self._owner.acquire()  # until teardown: `contio cleanup` must not touch it
             try:
                 self.provision()
             except BaseException:
@@ -180,6 +183,7 @@ class StorageBackend(ABC):
         """Remove everything this backend created (safe to call more than once)."""
         self.journal.undo_all()
         self._prepared = False
+        self._owner.release()
         if self.workdir.exists() and not any(self.workdir.iterdir()):
             self.workdir.rmdir()
 

@@ -18,7 +18,7 @@ def cli() -> None:
 
 def _register() -> None:
     # Each command group lives in its own module and adds itself to `cli`.
-    from contio.cli import backend, cluster, images, plan, report, results, run  # noqa: F401
+    from contio.cli import backend, cleanup, cluster, images, plan, report, results, run  # noqa: F401
 
 
 def main() -> None:
