@@ -142,7 +142,6 @@ def gluster_cluster(state_dir: Path) -> Iterator[str]:
     """
     need_root_and("glusterd", "gluster", "mkfs.xfs", "nsenter", "unshare", "ip", "losetup")
     before = HostSnapshot.take()
-    contio_cli("cluster", "down", "--name", CLUSTER_NAME)  # a crashed earlier session's
     up = contio_cli(
         "cluster", "up", "--name", CLUSTER_NAME, "--nodes", "3", "--disks-per-node", "2",
         "--disk-size", "1GiB", "--subnet", CLUSTER_SUBNET,
