@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import docker
 import pytest
@@ -46,16 +47,32 @@ def database_image(docker_client: docker.DockerClient, recipe: str) -> None:
     build(docker_client, [recipe])
 
 
-@pytest.fixture
-def cell_runtime(docker_client: docker.DockerClient) -> Iterator[DockerRuntime]:
-    """A runtime for one test; afterwards nothing labelled with its experiment is left."""
+def labelled(client: docker.DockerClient, experiment: str) -> dict[str, list]:
+    """The containers, networks and volumes labelled with `experiment`."""
+    selector = {"label": f"{labels.EXPERIMENT}={experiment}"}
+    return {
+        "containers": client.containers.list(all=True, filters=selector),
+        "networks": client.networks.list(filters=selector),
+        "volumes": client.volumes.list(filters=selector),
+    }
+
+
+@contextmanager
+def leak_checked_runtime(client: docker.DockerClient) -> Iterator[DockerRuntime]:
+    """A prepared runtime of a fresh test experiment; once closed, nothing labelled with
+    the experiment (container, network, volume) may be left."""
     runtime = DockerRuntime(experiment=f"test-{uuid.uuid4().hex[:10]}")
     runtime.prepare()
     try:
         yield runtime
     finally:
         runtime.close()
-    selector = {"label": f"{labels.EXPERIMENT}={runtime.experiment}"}
-    assert not docker_client.containers.list(all=True, filters=selector)
-    assert not docker_client.volumes.list(filters=selector)
-    assert not docker_client.networks.list(filters=selector)
+    left = {kind: found for kind, found in labelled(client, runtime.experiment).items() if found}
+    assert not left, f"left behind: {left}"
+
+
+@pytest.fixture
+def cell_runtime(docker_client: docker.DockerClient) -> Iterator[DockerRuntime]:
+    """A runtime for one test; afterwards nothing labelled with its experiment is left."""
+    with leak_checked_runtime(docker_client) as runtime:
+        yield runtime

@@ -6,17 +6,16 @@ value is checked."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import docker
 import pytest
 
+from cell_fixtures import leak_checked_runtime
 from contio.backends import registry
 from contio.backends.interface import HostPath, StorageBackend
 from contio.images.build import build
-from contio.runtime import labels
 from contio.runtime.docker import DockerRuntime
 from contio.runtime.docker_engine import ensure_engine
 from contio.targets import registry as targets
@@ -46,14 +45,8 @@ def docker_client() -> Iterator[docker.DockerClient]:
 
 @pytest.fixture
 def runtime(docker_client: docker.DockerClient) -> Iterator[DockerRuntime]:
-    runtime = DockerRuntime(experiment=f"test-{uuid.uuid4().hex[:10]}")
-    runtime.prepare()
-    try:
+    with leak_checked_runtime(docker_client) as runtime:
         yield runtime
-    finally:
-        runtime.close()
-    selector = {"label": f"{labels.EXPERIMENT}={runtime.experiment}"}
-    assert not docker_client.containers.list(all=True, filters=selector)
 
 
 def redis_round_trip(runtime: DockerRuntime, backend: StorageBackend) -> list[Path]:

@@ -15,6 +15,7 @@ from pathlib import Path
 import docker
 import pytest
 
+from cell_fixtures import labelled, leak_checked_runtime
 from contio.backends.interface import DockerVolume
 from contio.images.build import build
 from contio.runtime import labels
@@ -35,28 +36,14 @@ def client() -> Iterator[docker.DockerClient]:
     client.close()
 
 
-def _labelled(client: docker.DockerClient, experiment: str) -> dict[str, list]:
-    selector = {"label": f"{labels.EXPERIMENT}={experiment}"}
-    return {
-        "containers": client.containers.list(all=True, filters=selector),
-        "networks": client.networks.list(filters=selector),
-        "volumes": client.volumes.list(filters=selector),
-    }
-
-
 def _nothing_left(client: docker.DockerClient, experiment: str) -> bool:
-    return not any(_labelled(client, experiment).values())
+    return not any(labelled(client, experiment).values())
 
 
 @pytest.fixture
 def runtime(client: docker.DockerClient) -> Iterator[DockerRuntime]:
-    runtime = DockerRuntime(experiment=f"test-{uuid.uuid4().hex[:10]}")
-    runtime.prepare()
-    try:
+    with leak_checked_runtime(client) as runtime:
         yield runtime
-    finally:
-        runtime.close()
-    assert _nothing_left(client, runtime.experiment)
 
 
 def _sleeper(name: str = "sleeper") -> ContainerSpec:
@@ -89,7 +76,7 @@ def test_teardown_removes_containers_networks_and_volumes(
     runtime.run(_sleeper("b"))
     volume = runtime.volume("data")
     assert volume.attrs["Labels"][labels.EXPERIMENT] == runtime.experiment
-    found = _labelled(client, runtime.experiment)
+    found = labelled(client, runtime.experiment)
     assert len(found["containers"]) == 2
     assert len(found["networks"]) == 1
     assert len(found["volumes"]) == 1
@@ -168,7 +155,7 @@ def test_sigterm_removes_containers_and_keeps_results(client: docker.DockerClien
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "READY"
-        assert len(_labelled(client, experiment)["containers"]) == 1
+        assert len(labelled(client, experiment)["containers"]) == 1
 
         child.send_signal(signal.SIGTERM)
         out, _ = child.communicate(timeout=120)
@@ -205,9 +192,9 @@ def test_startup_sweep_removes_leftovers_of_dead_owners_only(client: docker.Dock
         removed = sweep_leftovers(client)
         assert _nothing_left(client, crashed)
         assert len(removed.containers) >= 1 and f"contio-{crashed}" in removed.networks
-        assert len(_labelled(client, running)["containers"]) == 1
+        assert len(labelled(client, running)["containers"]) == 1
     finally:
-        for container in _labelled(client, running)["containers"]:
+        for container in labelled(client, running)["containers"]:
             container.remove(force=True)
 
 

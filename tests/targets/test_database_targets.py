@@ -8,7 +8,6 @@ One container per database serves every assertion about it (module-scoped fixtur
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +16,9 @@ import docker
 import pytest
 from docker.models.containers import Container
 
+from cell_fixtures import leak_checked_runtime
 from contio.errors import TargetNotReadyError
 from contio.images.build import build
-from contio.runtime import labels
 from contio.runtime.docker import ContainerSpec, DataMount, DockerRuntime
 from contio.runtime.docker_engine import ensure_engine
 from contio.samplers.cgroup import ContainerCgroup
@@ -58,14 +57,8 @@ def client() -> Iterator[docker.DockerClient]:
 
 @pytest.fixture(scope="module")
 def servers_runtime(client: docker.DockerClient) -> Iterator[DockerRuntime]:
-    runtime = DockerRuntime(experiment=f"test-{uuid.uuid4().hex[:10]}")
-    runtime.prepare()
-    try:
+    with leak_checked_runtime(client) as runtime:
         yield runtime
-    finally:
-        runtime.close()
-    selector = {"label": f"{labels.EXPERIMENT}={runtime.experiment}"}
-    assert not client.containers.list(all=True, filters=selector)
 
 
 @pytest.fixture(scope="module", params=registry.offline_names())
@@ -93,16 +86,8 @@ def server(
 
 @pytest.fixture
 def runtime(client: docker.DockerClient) -> Iterator[DockerRuntime]:
-    runtime = DockerRuntime(experiment=f"test-{uuid.uuid4().hex[:10]}")
-    runtime.prepare()
-    try:
+    with leak_checked_runtime(client) as runtime:
         yield runtime
-    finally:
-        runtime.close()
-    left = client.containers.list(
-        all=True, filters={"label": f"{labels.EXPERIMENT}={runtime.experiment}"}
-    )
-    assert not left
 
 
 def _mariadb(target, container: Container) -> str:
