@@ -142,7 +142,7 @@ def phase_containers(
     executor: CellExecutor,
 ) -> list[ContainerPhase]:
     """Every container's invocation in one phase of `cell`, on the loaded data."""
-    controls = spec.io_controls.get(cell.level.get("io_controls", ""))
+    controls = spec.controls_for(cell.level)
     barrier = executor.barrier and phase == "run"
     containers = []
     for k in range(1, len(cell.members) + 1):

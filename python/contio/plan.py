@@ -109,7 +109,7 @@ class Plan:
     def _controls_device(self, cell: Cell) -> str | None:
         """What a cell's controls would apply to, where that is known before provisioning:
         the level's `device`, or a local directory backend's base."""
-        controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
+        controls = self.spec.controls_for(cell.level)
         if controls is not None and controls.device:
             return controls.device
         definition = self.spec.backend_definitions()[cell.level["backend"]]
@@ -121,7 +121,7 @@ class Plan:
         definition = self.spec.backend_definitions()[cell.level["backend"]]
         if probe_unavailable(definition):
             return "skipped: backend unavailable"
-        controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
+        controls = self.spec.controls_for(cell.level)
         if controls is not None and process_controller().unavailable_reason(
             controls, device=self._controls_device(cell)
         ):

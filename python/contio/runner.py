@@ -242,14 +242,25 @@ class Runner:
             raise errors[0]
 
     def _skip_reason(self, cell: Cell) -> str | None:
-        backend = cell.level["backend"]
-        reason = self.pool.unavailable(backend)
+        """Why `cell` cannot run here, or None. What needs no storage is checked before the
+        backend is provisioned (a skipped cell builds no cluster); the disk the I/O
+        controls apply to is known only after, and a weight without BFQ (cgroup v1)
+        skips the cell then."""
+        name = cell.level["backend"]
+        controls = self.spec.controls_for(cell.level)
+        reason = self.pool.unavailable(name)
         if reason:
-            return f"backend {backend!r} is unavailable: {reason}"
-        controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
-        if controls is not None:
-            return self.io.unavailable_reason(controls)
-        return None
+            return f"backend {name!r} is unavailable: {reason}"
+        if controls is not None and (reason := self.io.unavailable_reason(controls)):
+            return reason
+        try:
+            backend = self.pool.get(name)
+        except BackendUnavailableError as exc:
+            return f"backend {name!r} is unavailable: {exc}"
+        if controls is None:
+            return None
+        device = device_of(controls, backend_location(backend))
+        return self.io.unavailable_reason(controls, device=device)
 
     def _run_cell(
         self,
@@ -260,18 +271,6 @@ class Runner:
         progress: RunProgress,
     ) -> None:
         reason = self._skip_reason(cell)
-        if reason is None:
-            try:
-                backend = self.pool.get(cell.level["backend"])
-            except BackendUnavailableError as exc:
-                reason = f"backend {cell.level['backend']!r} is unavailable: {exc}"
-            else:
-                # With the backend there, the disk the controls apply to is known: a
-                # weight without BFQ (cgroup v1) skips the cell before it starts.
-                controls = self.spec.io_controls.get(cell.level.get("io_controls", ""))
-                if controls is not None:
-                    device = device_of(controls, backend_location(backend))
-                    reason = self.io.unavailable_reason(controls, device=device)
         if reason is not None:
             index.set_cell_status(cell.key, "skipped", reason)
             progress.cell_skipped(cell, reason)

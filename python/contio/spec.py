@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import typing
+from collections.abc import Mapping
 from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any, Literal
@@ -197,6 +198,11 @@ class ExperimentSpec(SpecModel):
             for key, value in self.properties.items()
             if namespace_owner(key) in (None, own)
         }
+
+    def controls_for(self, level: Mapping[str, Any]) -> IoControlSet | None:
+        """The block I/O controls a cell's `level` names (None: the `none` level or no
+        `io_controls` factor)."""
+        return self.io_controls.get(level.get("io_controls", ""))
 
     def target_options_for(self, target: str) -> TargetOptionsSpec:
         """The options of database target `target` (defaults when the spec gives none)."""
