@@ -68,3 +68,9 @@ def test_numbers_still_validate():
     assert Numbers.model_validate({"count": 3, "threads": [2, 1e3], "seconds": 2}) == Numbers(
         count=3, threads=[2, 1000], seconds=2.0
     )
+
+
+@pytest.mark.parametrize("text", ["a: !!map foo\n", "? [a, b]\n: 1\n", "a: [1\n"])
+def test_other_bad_yaml_is_still_a_yaml_error(text):
+    with pytest.raises(yaml.YAMLError):
+        read_yaml(text)

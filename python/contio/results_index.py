@@ -128,7 +128,12 @@ class ResultsIndex:
         try:
             index._check_intact()
             index._add_missing_columns()
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.OperationalError as exc:
+            # Busy (a run holding a write longer than the timeout), no permission: the
+            # file may well be whole.
+            index.close()
+            raise ResultsFolderError(f"cannot read {path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:  # not a database, malformed
             index.close()
             raise DamagedResultsError(path, f"damaged ({exc})") from None
         except DamagedResultsError:

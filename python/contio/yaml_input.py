@@ -46,7 +46,8 @@ class InputLoader(yaml.SafeLoader):
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, yaml.Node] = {}
-        for key_node, _ in node.value:
+        pairs = node.value if isinstance(node, yaml.MappingNode) else []  # else: super refuses
+        for key_node, _ in pairs:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 continue  # `<<: *base` then a key of the base is an override, not a duplicate
             key = self.construct_object(key_node, deep=True)
