@@ -95,7 +95,7 @@ def test_fio_loads_with_writes_and_runs_the_job_with_the_stop_rule(tmp_path):
         kind.render("run", call(spec, tmp_path, tmp_path / "d", {"operationcount": "100"}))
     # The engine check before anything runs refuses it too (exit 2 naming the cell).
     with pytest.raises(FileWorkloadError, match="stop.operations"):
-        kind.check_args(call(spec, tmp_path, tmp_path / "d", {"operationcount": "100"}))
+        kind.check_calls(call(spec, tmp_path, tmp_path / "d", {"operationcount": "100"}))
 
 
 def test_a_read_only_fio_job_shares_its_load_and_a_writing_one_does_not():

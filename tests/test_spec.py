@@ -150,3 +150,84 @@ def test_the_default_spec_is_valid_and_the_repo_copy_is_identical():
     repo_copy = REPO / "experiments" / "default.yaml"
     if repo_copy.exists():  # absent when testing an installed package outside the repo
         assert repo_copy.read_text() == text
+
+
+# -- input that would otherwise be silently wrong (issue 12, point 11) ------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "path"),
+    [
+        ("threads", "[true]", "threads[0]"),
+        ("repetitions", "true", "repetitions"),
+        ("load_threads", "false", "load_threads"),
+        ("warmup_seconds", "true", "warmup_seconds"),
+        ("stop", "{rule: fixed-time, seconds: true}", "stop.seconds"),
+        ("factors", "{containers: [true]}", "factors.containers[0]"),
+        ("io_controls", "{w: {groups: [{weight: true}]}}", "io_controls.w.groups[0].weight"),
+        ("events", "[{node: true, at: 1, restart_at: 2}]", "events[0].node"),
+    ],
+)
+def test_a_boolean_is_refused_where_a_number_is_expected(
+    tmp_path, workload_file, field, value, path
+):
+    found = problems(spec_text(**{field: value}), tmp_path)
+    assert any(p.startswith(f"{path}: ") and "is a boolean, not a number" in p for p in found), (
+        found
+    )
+
+
+def test_a_key_given_twice_is_refused_naming_it_and_its_lines(tmp_path, workload_file):
+    text = spec_text() + "threads: [8]\n"
+    [problem] = problems(text, tmp_path)
+    assert problem == (
+        "line 6: key 'threads' is given twice in one mapping (first on line 4); "
+        "YAML would silently keep the last value, keep one"
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "path"),
+    [
+        ("repetitions", "1000000000000", "repetitions"),
+        ("stop", "{rule: fixed-time, seconds: 1, repetitions: 1001}", "stop.repetitions"),
+        ("stop", "{rule: adaptive, seconds: 1, max_repetitions: 5000}", "stop.max_repetitions"),
+    ],
+)
+def test_repetitions_past_the_maximum_are_refused(tmp_path, workload_file, field, value, path):
+    overrides = {field: value} | ({"repetitions": None} if field == "stop" else {})
+    [problem] = problems(spec_text(**overrides), tmp_path)
+    assert problem.startswith(f"{path}: ")
+    assert "repetitions of a cell is more than the 1000 contio runs" in problem
+
+
+def test_the_maximum_number_of_repetitions_is_accepted(tmp_path, workload_file):
+    assert (
+        parse_spec_text(spec_text(repetitions="1000"), "t.yaml", tmp_path).repetition_count == 1000
+    )
+
+
+def test_exponent_and_integral_numbers_reach_the_engine_as_integers(tmp_path, workload_file):
+    spec = parse_spec_text(
+        spec_text(properties="{recordcount: 1e3, operationcount: 2000.0, readproportion: 0.5}"),
+        "t.yaml",
+        tmp_path,
+    )
+    assert spec.properties_for("null") == {
+        "recordcount": "1000", "operationcount": "2000", "readproportion": "0.5"
+    }  # fmt: skip
+
+
+def test_a_workload_path_that_is_a_directory_says_so(tmp_path):
+    (tmp_path / "workloads").mkdir()
+    [problem] = problems(spec_text(workloads="[./workloads]"), tmp_path)
+    assert problem == (
+        f"workloads[0]: {str(tmp_path / 'workloads')!r} is a directory, expected a workload file"
+    )
+
+
+def test_a_binary_spec_file_is_refused_without_a_traceback(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_bytes(b"\xc4\xff\x00name: x\n")
+    with pytest.raises(UsageError, match=r"not UTF-8 text \(byte 0xc4 at offset 0\)"):
+        read_spec_file(path)

@@ -117,6 +117,9 @@ def engine_version() -> str:
 
 
 def _last_lines(text: str, count: int = 5) -> str:
-    # The engine's message is at the end of stderr, after any status lines.
-    lines = [line for line in text.strip().splitlines() if line.strip()]
+    # The engine's message is at the end of stderr, after any status lines; the usage
+    # line it adds to a refusal lists every option, which says nothing about this one.
+    lines = [
+        line for line in text.strip().splitlines() if line.strip() and not line.startswith("usage:")
+    ]
     return "\n".join(lines[-count:])

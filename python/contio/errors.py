@@ -60,6 +60,11 @@ class EngineUsageError(UsageError):
     """The engine refused its input (exit code 2); the message is the engine's own."""
 
 
+class WorkloadPropertyError(UsageError):
+    """YCSB properties that contio refuses before the engine runs them (a load that
+    would never end). The message names the properties and the fix."""
+
+
 class FileWorkloadError(UsageError, ValueError):
     """A file I/O workload entry (sysbench, fio) or a stop rule it cannot run with.
     The message names the key and the allowed values."""
@@ -75,6 +80,26 @@ class BackendError(ContioError):
 
 class ResultsFolderError(ContioError):
     """The results folder could not be created or written."""
+
+
+class DamagedResultsError(UsageError):
+    """A results folder's file is damaged (an index that is not a database, fails
+    SQLite's integrity check or lacks its tables). Names the file."""
+
+    def __init__(self, path: object, problem: str):
+        self.path = path
+        super().__init__(
+            f"{path}: {problem}; contio cannot read this results folder (repetitions.csv "
+            "and raw/ beside it still hold the measured phases: restore the index from a copy)"
+        )
+
+
+class OutputFileError(UsageError):
+    """A report or an export could not be written where it was asked to go. Names the file."""
+
+    def __init__(self, path: object, problem: str):
+        self.path = path
+        super().__init__(f"cannot write {path}: {problem}")
 
 
 class BackendOptionError(UsageError):

@@ -93,6 +93,12 @@ class SysbenchKind:
     phases: tuple[str, ...] = ("load", "run")
 
     def engine_args(self, phase: str, call: EngineCall) -> list[str]:
+        command = {"load": "prepare", "run": "run", "cleanup": "cleanup"}[phase]
+        return _sysbench_args(self.options(phase, call), command, call.json_path)
+
+    def options(self, phase: str, call: EngineCall) -> dict[str, str]:
+        """The `--option=value` pairs of `phase`: the workload's, the spec's, the data
+        directory, and for the run the threads, status lines and stop rule."""
         options = options_for(self.name, call.workload, call.properties)
         options["file-dir"] = str(call.data_dir)
         if phase == "run":
@@ -102,24 +108,23 @@ class SysbenchKind:
             if seconds or operations:
                 options["time"] = seconds or "0"
                 options["events"] = operations or "0"
-        command = {"load": "prepare", "run": "run", "cleanup": "cleanup"}[phase]
-        return [
-            "sysbench",
-            "fileio",
-            *(f"--{k}={v}" for k, v in options.items()),
-            command,
-            "-json",
-            str(call.json_path),
-        ]
+        return options
 
-    def check_args(self, call: EngineCall) -> list[str]:
-        """A prepare of one block: the engine checks every option, writes almost nothing."""
-        options = options_for(self.name, call.workload, call.properties)
-        block = options.get("file-block-size", "16384")
-        props = {f"sysbench.{k}": v for k, v in options.items()}
-        props.update({"sysbench.file-num": "1", "sysbench.file-total-size": block})
-        small = EngineCall(**{**call.__dict__, "properties": props})
-        return self.engine_args("load", small)
+    def check_calls(self, call: EngineCall) -> list[list[str]]:
+        """`cleanup` with the run's real options (the engine checks every option, size
+        and thread count, then removes files that are not there), then `prepare` and
+        `run` of one block, which check what only those commands read (the run's mode,
+        read/write ratio, percentile, stop)."""
+        real = self.options("run", call)
+        block = real.get("file-block-size", "16384")
+        small = {**real, "file-num": "1", "file-total-size": block, "threads": "1"}
+        if real.get("time", "10") != "0" or real.get("events", "0") != "0":
+            small["events"] = "1"  # else both are 0, which the engine refuses as it should
+        return [
+            _sysbench_args(real, "cleanup", call.json_path),
+            _sysbench_args(small, "prepare", call.json_path),
+            _sysbench_args(small, "run", call.json_path),
+        ]
 
     def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
         mode = options_for(self.name, workload, properties).get("file-test-mode")
@@ -128,6 +133,17 @@ class SysbenchKind:
     def dataset(self, workload: WorkloadRef, properties: Mapping[str, str]) -> tuple:
         options = options_for(self.name, workload, properties)
         return tuple((k, options[k]) for k in SYSBENCH_DATASET if k in options)
+
+
+def _sysbench_args(options: Mapping[str, str], command: str, json_path: Path) -> list[str]:
+    return [
+        "sysbench",
+        "fileio",
+        *(f"--{k}={v}" for k, v in options.items()),
+        command,
+        "-json",
+        str(json_path),
+    ]
 
 
 @dataclass(frozen=True)
@@ -175,8 +191,11 @@ class FioKind:
             lines += [k if v is None else f"{k}={v}" for k, v in values.items()]
         return "\n".join(lines) + "\n"
 
-    def check_args(self, call: EngineCall) -> list[str]:
-        """The load with one block per job instance: checks the job, writes almost nothing."""
+    def check_calls(self, call: EngineCall) -> list[list[str]]:
+        """The load with one block per job instance: checks the job, writes almost nothing.
+
+        The job's real `size` and `offset_increment` are not checked: the engine has no
+        mode that checks a job without laying its files out."""
         self.render("run", call)  # refuses a stop rule fio cannot keep, before anything runs
         job = {k: v for _, values in _sections(call.workload) for k, v in values.items()}
         job.update(_overrides(self.name, call.properties))
@@ -185,7 +204,7 @@ class FioKind:
         props.pop("maxexecutiontime", None)
         props.pop("operationcount", None)
         small = EngineCall(**{**call.__dict__, "properties": props})
-        return self.engine_args("load", small)
+        return [self.engine_args("load", small)]
 
     def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
         overrides = _overrides(self.name, properties)
@@ -234,10 +253,34 @@ def _sections(workload: WorkloadRef) -> list[tuple[str, dict[str, str | None]]]:
     """The job's sections in order: the job file's, or `[global]` + one job for inline."""
     if workload.path is None:
         return [("global", {}), (workload.name, dict(workload.options))]
+    return read_job_file(workload.path)
+
+
+def read_job_file(path: Path) -> list[tuple[str, dict[str, str | None]]]:
+    """The sections of a fio job file, in order; `FileWorkloadError` naming the file and
+    line when it is not one (not UTF-8 text, an option before any `[section]`)."""
     parser = configparser.ConfigParser(
         allow_no_value=True, strict=False, interpolation=None, comment_prefixes=("#", ";"),
         default_section="\0none",
     )  # fmt: skip
     parser.optionxform = str  # type: ignore[assignment,method-assign]  # keep the key's case
-    parser.read_string(workload.path.read_text(encoding="utf-8"), str(workload.path))
+    where = f"fio job file {str(path)!r}"
+    try:
+        parser.read_string(path.read_text(encoding="utf-8"), str(path))
+    except OSError as exc:
+        raise FileWorkloadError(f"cannot read {where}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise FileWorkloadError(
+            f"{where} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+            f"{exc.start}); a job file is an INI text file"
+        ) from None
+    except configparser.MissingSectionHeaderError as exc:
+        raise FileWorkloadError(
+            f"{where}: line {exc.lineno}: option {exc.line.strip()!r} outside any section; "
+            "start the file with [global] or a [job name] line"
+        ) from None
+    except configparser.Error as exc:
+        raise FileWorkloadError(f"{where}: {exc.message}") from None
+    if not parser.sections():
+        raise FileWorkloadError(f"{where} has no [section]: it defines no job")
     return [(name, dict(parser[name])) for name in parser.sections()]

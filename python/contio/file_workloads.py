@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from contio.errors import FileWorkloadError
-from contio.file_kinds import FIO_RW, SYSBENCH_MODES
+from contio.file_kinds import FIO_RW, SYSBENCH_MODES, read_job_file
 from contio.workloads import WorkloadRef
+from contio.yaml_input import number_text
 
 ALLOWED_KEYS = {"sysbench": ("kind", "name", "options"), "fio": ("kind", "name", "file", "job")}
 
@@ -24,8 +25,10 @@ def _text(key: str, value: Any) -> str | None:
     """An option value as the engine reads it; True is a bare switch (None), False drops it."""
     if isinstance(value, bool):
         return None if value else "0"
-    if isinstance(value, (int, float, str)):
-        return str(value)
+    if isinstance(value, (int, float)):
+        return number_text(value)  # 1e9 and 1000.0 reach the engine as integers
+    if isinstance(value, str):
+        return value
     raise FileWorkloadError(f"{key}: must be a number, a string or true/false, not {value!r}")
 
 
@@ -58,8 +61,11 @@ def file_workload(entry: dict[str, Any], base_dir: Path) -> WorkloadRef:
         raise FileWorkloadError("a fio workload needs exactly one of 'file' (a job file) or 'job'")
     if "file" in entry:
         path = (base_dir / Path(str(entry["file"])).expanduser()).resolve()
+        if path.is_dir():
+            raise FileWorkloadError(f"file: {str(path)!r} is a directory, expected a fio job file")
         if not path.is_file():
             raise FileWorkloadError(f"file: fio job file {str(path)!r} does not exist")
+        read_job_file(path)  # a job file the engine cannot read is refused now, by name
         return WorkloadRef(name or path.stem, path, kind)
     options = _options(kind, "job", entry["job"])
     rw = dict(options).get("rw", dict(options).get("readwrite", "read"))

@@ -15,7 +15,13 @@ from typing import Any
 from contio.backends.interface import DataLocation, HostPath
 from contio.engine import interpret_exit, run_engine
 from contio.engine_result import EngineResult, read_result
-from contio.errors import EngineError, EngineOutputError, EngineUsageError, FileWorkloadError
+from contio.errors import (
+    EngineError,
+    EngineOutputError,
+    EngineUsageError,
+    FileWorkloadError,
+    WorkloadPropertyError,
+)
 from contio.executors.base import CellExecutor, ContainerPhase
 from contio.file_kinds import EngineCall
 from contio.io_groups import device_of
@@ -31,9 +37,11 @@ from contio.workload_kinds import KINDS
 def check_with_engine(spec: ExperimentSpec, cells: list[Cell]) -> None:
     """Let the engine validate every (target, workload, properties) before anything runs.
 
-    Each distinct member loads one record (file kinds: one block) into a scratch
-    directory that is removed at once; an unknown property, a bad value or a bad workload file makes the
-    engine exit 2, which surfaces as `EngineUsageError` naming the cell.
+    Each distinct member loads at most one record (file kinds: one block) into a
+    scratch directory that is removed at once, with the real values of everything
+    else (record counts, thread counts, sizes: `WorkloadKind.check_calls`); an unknown
+    property, a bad value or a bad workload file makes the engine exit 2, which
+    surfaces as `EngineUsageError` naming the cell.
     """
     members = {m: c for c in reversed(cells) for m in c.members}
     with tempfile.TemporaryDirectory(prefix="contio-check-") as tmp:
@@ -49,18 +57,22 @@ def check_with_engine(spec: ExperimentSpec, cells: list[Cell]) -> None:
 
                 binding = unreachable_binding(member.target)
                 target, properties = binding.target, {**properties, **binding.properties}
+            # The larger thread count of the cell's phases: the engine refuses a count it
+            # cannot run, and starts no more threads than the check has operations.
+            threads = max(member.threads, spec.load_thread_count)
             call = EngineCall(
                 target,
                 member.workload,
                 properties,
-                1,
+                threads,
                 scratch / f"check-{n}.json",
                 data_dir,
                 scratch,
             )
             try:
-                run_engine(KINDS[member.kind].check_args(call), call.json_path)
-            except (EngineUsageError, FileWorkloadError) as exc:
+                for args in KINDS[member.kind].check_calls(call):
+                    run_engine(args, call.json_path)
+            except (EngineUsageError, FileWorkloadError, WorkloadPropertyError) as exc:
                 raise EngineUsageError(f"cell {cell.index} ({cell.label}): {exc}") from None
             except EngineError:
                 if not member.database:
@@ -243,5 +255,5 @@ def clean_up(loaded: LoadedData) -> None:
             if args:
                 try:
                     run_engine(args, json_path)
-                except EngineError:
+                except (EngineError, EngineUsageError):
                     pass  # the files go with the directory

@@ -223,6 +223,34 @@ class ResultsFolder:
         """Add one row to repetitions.csv and flush it to disk."""
         _append_rows(self.path / REPETITIONS_CSV, [dataclasses.asdict(record)])
 
+    def sync_repetitions(self, phases: list[dict[str, Any]]) -> str | None:
+        """Make repetitions.csv hold the index's phase rows (`phases`, in order) before a
+        resumed run appends to it; None when it already does, else what was repaired.
+
+        The file is a copy of the index, appended as each phase ends; a crash or a full
+        disk can leave it cut short, mid-row, and the next row appended would be glued
+        onto the partial one. The index commits every row whole, so the file is
+        rewritten from it.
+        """
+        path = self.path / REPETITIONS_CSV
+        found = _readable_rows(path)
+        fields = [f.name for f in dataclasses.fields(PhaseRecord)]
+        if found is not None and _same_phases(found, phases, fields):
+            return None
+        rows = [{name: row.get(name) for name in fields} for row in phases]
+        partial = path.with_name(path.name + ".partial")
+        partial.unlink(missing_ok=True)
+        _append_rows(partial, rows)
+        if rows:
+            os.replace(partial, path)
+        else:
+            path.unlink(missing_ok=True)
+        have = "unreadable" if found is None else f"{len(found)} readable rows"
+        return (
+            f"{path} did not match {len(phases)} phases in the index ({have}); "
+            "rewritten from the index"
+        )
+
     def replace_derived(self, relative: str, rows: list[dict[str, Any]]) -> Path:
         """Write a file derived from the index (summary.csv) atomically, replacing it.
 
@@ -264,6 +292,39 @@ def _append_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         writer.writerows(rows)
         out.flush()
         os.fsync(out.fileno())
+
+
+def _readable_rows(path: Path) -> list[dict[str, Any]] | None:
+    """The rows of a CSV file ([] when it does not exist), None when it cannot be read or
+    ends mid-row."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError):
+        return None
+    if text and not text.endswith("\n"):
+        return None  # cut short in the middle of a row
+    try:
+        return list(csv.DictReader(text.splitlines()))
+    except csv.Error:
+        return None
+
+
+# What tells the phase rows apart: a file with these in the index's order holds its rows.
+_IDENTITY = ("cell_key", "session", "phase", "repetition", "container", "status", "raw_json")
+
+
+def _same_phases(
+    found: list[dict[str, Any]], phases: list[dict[str, Any]], fields: list[str]
+) -> bool:
+    if len(found) != len(phases):
+        return False
+    if found and list(found[0]) != fields:
+        return False  # another header (an older contio): rewrite with today's columns
+    return all(
+        all(str(row[k]) == str(phase[k]) for k in _IDENTITY) for row, phase in zip(found, phases)
+    )
 
 
 def read_records(folder: Path) -> list[PhaseRecord]:

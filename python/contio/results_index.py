@@ -16,10 +16,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from contio.errors import ResultsFolderError
+from contio.errors import DamagedResultsError, ResultsFolderError
 from contio.samplers.phase import COLUMNS as METRIC_COLUMNS
 
 INDEX_FILE = "index.sqlite"
+REQUIRED_TABLES = ("meta", "cells", "phases")
+"""Tables every index has had (`backends` and later columns are added when missing)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -29,7 +31,7 @@ CREATE TABLE IF NOT EXISTS cells (
     label TEXT NOT NULL,
     levels TEXT NOT NULL,
     members INTEGER NOT NULL,  -- engines per repetition (containers × mix members)
-    status TEXT NOT NULL DEFAULT 'pending',  -- pending | running | done | skipped | failed
+    status TEXT NOT NULL DEFAULT 'pending',  -- pending|running|done|skipped|failed|interrupted
     reason TEXT,
     finished_at TEXT
 );
@@ -116,12 +118,53 @@ class ResultsIndex:
 
     @classmethod
     def open(cls, folder: Path) -> ResultsIndex:
+        """An existing folder's index, checked whole first: `DamagedResultsError` naming
+        the file when SQLite cannot read it, its integrity check fails or its tables
+        are missing (a file cut to nothing is an empty database to SQLite)."""
         path = folder / INDEX_FILE
         if not path.is_file():
             raise ResultsFolderError(f"{folder} has no {INDEX_FILE}: not a contio results folder")
         index = cls(path)
-        index._add_missing_columns()
+        try:
+            index._check_intact()
+            index._add_missing_columns()
+        except sqlite3.OperationalError as exc:
+            # Busy (a run holding a write longer than the timeout), no permission: the
+            # file may well be whole.
+            index.close()
+            raise ResultsFolderError(f"cannot read {path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:  # not a database, malformed
+            index.close()
+            raise DamagedResultsError(path, f"damaged ({exc})") from None
+        except DamagedResultsError:
+            index.close()
+            raise
         return index
+
+    def _check_intact(self) -> None:
+        problems = [row[0] for row in self._db.execute("PRAGMA integrity_check(3)")]
+        if problems != ["ok"]:
+            raise DamagedResultsError(
+                self.path, "fails SQLite's integrity check: " + "; ".join(problems)
+            )
+        tables = {
+            row[0]
+            for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        missing = [t for t in REQUIRED_TABLES if t not in tables]
+        if missing:
+            raise DamagedResultsError(
+                self.path,
+                f"has no {', '.join(missing)} table{'s' if len(missing) > 1 else ''} "
+                "(cut short, or not a contio index)",
+            )
+
+    def _json(self, text: str, what: str) -> Any:
+        """A JSON value stored in the index; a damaged one names the file and the row."""
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise DamagedResultsError(self.path, f"{what} is not valid JSON") from None
 
     def _add_missing_columns(self) -> None:
         """Indexes made before the file I/O and metrics columns existed get them (NULL
@@ -151,7 +194,7 @@ class ResultsIndex:
 
     def meta(self, key: str, default: Any = None) -> Any:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return json.loads(row["value"]) if row else default
+        return self._json(row["value"], f"meta {key!r}") if row else default
 
     def new_session(self) -> int:
         """Count one more `contio run` on this folder; raw paths carry the number."""
@@ -184,7 +227,10 @@ class ResultsIndex:
 
     def cells(self) -> list[dict[str, Any]]:
         rows = self._db.execute("SELECT * FROM cells ORDER BY cell_index").fetchall()
-        return [{**dict(r), "levels": json.loads(r["levels"])} for r in rows]
+        return [
+            {**dict(r), "levels": self._json(r["levels"], f"cell {r['cell_index']}'s levels")}
+            for r in rows
+        ]
 
     # -- phases -------------------------------------------------------------------------
     def add_phase(self, row: dict[str, Any]) -> None:
@@ -225,4 +271,10 @@ class ResultsIndex:
 
     def backends(self) -> list[dict[str, Any]]:
         rows = self._db.execute("SELECT * FROM backends ORDER BY name").fetchall()
-        return [{**dict(r), "description": json.loads(r["description"] or "null")} for r in rows]
+        return [
+            {
+                **dict(r),
+                "description": self._json(r["description"] or "null", f"backend {r['name']!r}"),
+            }
+            for r in rows
+        ]

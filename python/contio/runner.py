@@ -38,6 +38,7 @@ from contio.errors import (
     CellFailed,
     EngineError,
     EngineUsageError,
+    Interrupted,
     InvalidSpecError,
 )
 from contio.executors import RUNTIMES
@@ -164,6 +165,9 @@ class Runner:
     def _open_results(self) -> tuple[ResultsFolder, ResultsIndex]:
         if self.resume is not None:
             folder, index = ResultsFolder(self.resume), ResultsIndex.open(self.resume)
+            repaired = folder.sync_repetitions(index.phases())
+            if repaired:
+                self._echo(f"warning: {repaired}")
         else:
             folder = ResultsFolder.create(self.results_root, self.spec.name)
             index = ResultsIndex.create(folder.path)
@@ -279,12 +283,19 @@ class Runner:
         try:
             self._repeat(engine, folder, index, cell, progress)
         except CELL_FAILURES as exc:
-            # Half-loaded data and dead servers are of no use to the next cell.
-            self._release_data()
             reason = str(exc)
             index.set_cell_status(cell.key, "failed", reason)
             progress.cell_failed(cell, reason)
+            # Half-loaded data and dead servers are of no use to the next cell.
+            self._release_data()
             return
+        except (Interrupted, KeyboardInterrupt) as exc:
+            index.set_cell_status(cell.key, "interrupted", str(exc) or "interrupted")
+            raise
+        except BaseException as exc:
+            # The experiment ends here; the cell must not look as if it still ran.
+            index.set_cell_status(cell.key, "failed", f"the run was aborted: {exc}")
+            raise
         index.set_cell_status(cell.key, "done")
         progress.cell_done(cell)
 

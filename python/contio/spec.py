@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, PositiveInt, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from contio.errors import InvalidSpecError, SpecError, UsageError
@@ -32,6 +32,7 @@ from contio.spec_parts import (
     LoadPolicy,
     MixMember,
     PropertyValue,
+    Repetitions,
     SpecModel,
     StopRule,
     TargetName,
@@ -41,6 +42,13 @@ from contio.spec_parts import (
 )
 from contio.targets.engine_targets import TARGETS, engine_target_of, namespace_owner
 from contio.workloads import WorkloadRef
+from contio.yaml_input import (
+    DuplicateKeyError,
+    Number,
+    PositiveInteger,
+    number_text,
+    read_yaml,
+)
 
 DEFAULT_SPEC_NAME = "default.yaml"
 
@@ -73,9 +81,9 @@ class RuntimeSpec(SpecModel):
     """
 
     type: Literal["process", "docker"] = "process"
-    stop_grace_seconds: float = Field(10.0, gt=0)
+    stop_grace_seconds: Number = Field(10.0, gt=0)
     """How long the engine may take to write its results after a forwarded SIGINT/SIGTERM."""
-    ready_timeout_seconds: float = Field(180.0, gt=0)
+    ready_timeout_seconds: Number = Field(180.0, gt=0)
     """docker: how long a database container may take to answer its readiness probe."""
 
 
@@ -109,7 +117,7 @@ class ExperimentSpec(SpecModel):
     """Per database target: `{cache: minimal, memory_limit: 512m, image: mysql:5.7}`."""
     targets: list[TargetName] | None = Field(None, min_length=1)
     workloads: list[Workload] | None = Field(None, min_length=1)
-    threads: list[PositiveInt] | None = Field(None, min_length=1)
+    threads: list[PositiveInteger] | None = Field(None, min_length=1)
     factors: Factors = Factors()
     cells: list[dict[str, Any]] | None = Field(None, min_length=1)
     """Explicit cells instead of the full factorial: each entry maps factors to a level, or
@@ -118,12 +126,12 @@ class ExperimentSpec(SpecModel):
     """Cells matching every factor level of an entry are left out."""
     mixes: dict[str, list[MixMember]] = Field(default_factory=dict)
     io_controls: dict[str, IoControlSet] = Field(default_factory=dict)
-    load_threads: PositiveInt | None = None
+    load_threads: PositiveInteger | None = None
     load: LoadPolicy = LoadPolicy()
-    repetitions: PositiveInt | None = None
+    repetitions: Repetitions | None = None
     """Repetitions of every cell (older layout of `stop.repetitions`)."""
     stop: StopRule = StopRule()
-    warmup_seconds: float = Field(0.0, ge=0)
+    warmup_seconds: Number = Field(0.0, ge=0)
     """Seconds at the start of each run phase left out of its ops/s."""
     drop_caches: bool = False
     """Drop the page cache before every run phase (needs root)."""
@@ -210,9 +218,12 @@ class ExperimentSpec(SpecModel):
 
 
 def engine_value(value: PropertyValue) -> str:
-    """A property value as the engine reads it; YAML booleans become `true`/`false`."""
+    """A property value as the engine reads it; YAML booleans become `true`/`false`, an
+    integral number its integer (`1000.0` → `1000`)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return number_text(value)  # 1e3 and 1000.0 reach the engine as 1000
     return str(value)
 
 
@@ -332,7 +343,9 @@ def parse_spec_text(
 ) -> ExperimentSpec:
     """Parse and validate a spec's YAML text; `base_dir` anchors relative paths."""
     try:
-        data = yaml.safe_load(text)
+        data = read_yaml(text)
+    except DuplicateKeyError as exc:
+        raise InvalidSpecError(source, [SpecError("", str(exc))]) from None
     except yaml.YAMLError as exc:
         raise InvalidSpecError(source, [SpecError("", f"not valid YAML: {exc}")]) from None
     return validate_spec(data, source, base_dir, profile)
@@ -344,6 +357,11 @@ def read_spec_file(path: Path, profile: str | None = None) -> tuple[ExperimentSp
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read spec {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"cannot read spec {str(path)!r}: not UTF-8 text (byte {exc.object[exc.start]:#04x} "
+            f"at offset {exc.start}); a spec is a YAML text file"
+        ) from None
     return parse_spec_text(text, str(path), path.resolve().parent, profile), text
 
 

@@ -44,6 +44,37 @@ def backend_types() -> list[str]:
     return [LOCAL_DIR, *registry.names()]
 
 
+def backend_options(kind: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A backend's options checked and with their defaults (`contio backend check`), for
+    every type a spec accepts; `BackendOptionError` names the bad option."""
+    if kind not in backend_types():
+        raise BackendOptionError(
+            kind, "type", f"unknown backend; allowed: {', '.join(backend_types())}"
+        )
+    if kind != LOCAL_DIR:
+        return registry.validate_options(kind, options).model_dump(mode="json")
+    try:
+        checked = LocalDirBackendSpec.model_validate({"type": kind, **options})
+    except ValidationError as exc:
+        problem = problem_of(exc.errors()[0], LocalDirBackendSpec)
+        raise BackendOptionError(
+            kind, problem.path, str(problem).removeprefix(f"{problem.path}: ")
+        ) from None
+    return checked.model_dump(mode="json", exclude={"type"})
+
+
+def backend_option_defaults(kind: str) -> dict[str, str]:
+    """Each option of backend `kind` with its default (`(required)` when it has none)."""
+    model = LocalDirBackendSpec if kind == LOCAL_DIR else registry.backend_class(kind).options_model
+    return {
+        name: "(required)"
+        if info.is_required()
+        else repr(info.get_default(call_default_factory=True))
+        for name, info in model.model_fields.items()
+        if name != "type"
+    }
+
+
 def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
     """Every problem across fields, in spec order."""
     problems: list[SpecError] = []

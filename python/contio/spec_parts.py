@@ -17,7 +17,6 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    PositiveInt,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -29,6 +28,7 @@ from contio.file_workloads import file_workload
 from contio.targets.engine_targets import DATABASE_BINDINGS, TARGETS, target_names
 from contio.workload_kinds import KINDS, kind_names
 from contio.workloads import WorkloadRef, resolve_workload
+from contio.yaml_input import Integer, Number, PositiveInteger
 
 PropertyValue = str | int | float | bool
 
@@ -87,6 +87,28 @@ TargetName = Annotated[str, BeforeValidator(_null_is_a_name), AfterValidator(_kn
 Workload = Annotated[WorkloadRef, BeforeValidator(_resolve_workload)]
 
 
+MAX_REPETITIONS = 1000
+"""Most repetitions of one cell (`repetitions`, `stop.*repetitions`). Each repetition is
+a whole run phase (and a load, when the workload writes); past a few hundred the
+confidence interval narrows only as 1/√n while the machine drifts, and a typo such as
+`10^12` would be planned as years of running."""
+
+
+def _at_most_max_repetitions(value: int) -> int:
+    if value > MAX_REPETITIONS:
+        raise PydanticCustomError(
+            "too_many_repetitions",
+            "{value} repetitions of a cell is more than the {most} contio runs: each one "
+            "is a whole run phase, and past a few hundred the confidence interval narrows "
+            "only as 1/sqrt(n) while the machine drifts",
+            {"value": value, "most": MAX_REPETITIONS},
+        )
+    return value
+
+
+Repetitions = Annotated[PositiveInteger, AfterValidator(_at_most_max_repetitions)]
+
+
 def no_duplicates(values: list[Any], describe: str = "{value}") -> list[Any]:
     """Refuse a level listed twice (it would make two identical cells)."""
     seen: set[Any] = set()
@@ -113,13 +135,13 @@ class StopRule(SpecModel):
     """
 
     rule: Literal["workload", "fixed-ops", "fixed-time", "adaptive"] = "workload"
-    operations: PositiveInt | None = None
-    seconds: float | None = Field(None, gt=0)
-    repetitions: PositiveInt = 3
-    ci_target: float = Field(0.02, gt=0, lt=1)
-    confidence: float = Field(0.95, gt=0, lt=1)
-    min_repetitions: int = Field(3, ge=2)
-    max_repetitions: PositiveInt = 30
+    operations: PositiveInteger | None = None
+    seconds: Number | None = Field(None, gt=0)
+    repetitions: Repetitions = 3
+    ci_target: Number = Field(0.02, gt=0, lt=1)
+    confidence: Number = Field(0.95, gt=0, lt=1)
+    min_repetitions: Repetitions = Field(3, ge=2)
+    max_repetitions: Repetitions = 30
 
     @model_validator(mode="after")
     def _sizes(self) -> StopRule:
@@ -161,7 +183,7 @@ class LoadPolicy(SpecModel):
     """
 
     reuse: Literal["auto", "always", "never"] = "auto"
-    threads: PositiveInt | None = None
+    threads: PositiveInteger | None = None
     """Client threads of the load phase (top-level `load_threads` is the older spelling)."""
 
 
@@ -171,18 +193,18 @@ class MixMember(SpecModel):
     workload: Workload
     target: TargetName | None = None
     """Default: the cell's target."""
-    threads: PositiveInt | None = None
+    threads: PositiveInteger | None = None
     """Default: the cell's threads."""
 
 
 class IoGroupControls(SpecModel):
     """Block I/O limits of one container (or local process group). Sizes in bytes/s."""
 
-    read_bps: PositiveInt | None = None
-    write_bps: PositiveInt | None = None
-    read_iops: PositiveInt | None = None
-    write_iops: PositiveInt | None = None
-    weight: int | None = Field(None, ge=1, le=1000)
+    read_bps: PositiveInteger | None = None
+    write_bps: PositiveInteger | None = None
+    read_iops: PositiveInteger | None = None
+    write_iops: PositiveInteger | None = None
+    weight: Integer | None = Field(None, ge=1, le=1000)
 
     @property
     def empty(self) -> bool:
@@ -244,8 +266,8 @@ class Factors(SpecModel):
     backend: list[str] | None = Field(None, min_length=1)
     target: list[TargetName] | None = Field(None, min_length=1)
     workload: list[Workload] | None = Field(None, min_length=1)
-    threads: list[PositiveInt] | None = Field(None, min_length=1)
-    containers: list[PositiveInt] | None = Field(None, min_length=1)
+    threads: list[PositiveInteger] | None = Field(None, min_length=1)
+    containers: list[PositiveInteger] | None = Field(None, min_length=1)
     mix: list[str] | None = Field(None, min_length=1)
     runtime: list[str] | None = Field(None, min_length=1)
     io_controls: list[str] | None = Field(None, min_length=1)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from contio.errors import WorkloadPropertyError
 from contio.file_kinds import EngineCall, FioKind, SysbenchKind
 from contio.workloads import WorkloadRef
 
@@ -27,8 +28,10 @@ class WorkloadKind(Protocol):
         """Arguments for `phase` (`load`, `run`; `cleanup` gives [] when there is none)."""
         ...
 
-    def check_args(self, call: EngineCall) -> list[str]:
-        """A tiny invocation the engine refuses (exit 2) if the workload is bad."""
+    def check_calls(self, call: EngineCall) -> list[list[str]]:
+        """Engine invocations, in order, that write almost nothing and that the engine
+        refuses (exit 2) when the workload, its options or the cell's values are bad:
+        the real values wherever that costs nothing (thread counts, sizes, counts)."""
         ...
 
     def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
@@ -64,10 +67,17 @@ class YcsbKind:
         # -s: status lines on stderr, which the live display reads for ops/s so far.
         return [*args, "-threads", str(call.threads), "-s", "-json", str(call.json_path)]
 
-    def check_args(self, call: EngineCall) -> list[str]:
-        # One record is enough to open the target and exercise the properties.
-        props = {**call.properties, "recordcount": "1", "insertstart": "0", "insertcount": "1"}
-        return self.engine_args("load", EngineCall(**{**call.__dict__, "properties": props}))
+    def check_calls(self, call: EngineCall) -> list[list[str]]:
+        """A load of at most one record with the real recordcount, insertstart and thread
+        count: the engine refuses their bad values, and one record is enough to open
+        the target and exercise every property."""
+        assert call.workload.path is not None
+        merged = {**read_properties(call.workload.path), **call.properties}
+        props = dict(call.properties)
+        one = _at_most_one_record(merged)
+        if one is not None:
+            props["insertcount"] = one
+        return [self.engine_args("load", EngineCall(**{**call.__dict__, "properties": props}))]
 
     def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
         assert workload.path is not None
@@ -75,6 +85,32 @@ class YcsbKind:
 
     def dataset(self, workload: WorkloadRef, properties: Mapping[str, str]) -> tuple:
         return ()  # `contio.matrix` keys YCSB data sets by target and data properties
+
+
+YCSB_ALL_RECORDS = 2**31 - 1
+"""What `recordcount: 0` means to YCSB (and the engine): as many as an int holds."""
+
+
+def _at_most_one_record(merged: Mapping[str, str]) -> str | None:
+    """`insertcount` for a check load ("1"), or None to pass the real values on when
+    they do not fit together or are not integers: the engine then refuses them with
+    its own message. `WorkloadPropertyError` when the real load would insert nothing."""
+    try:
+        records = int(merged.get("recordcount", "0")) or YCSB_ALL_RECORDS
+        start = int(merged.get("insertstart", "0"))
+        count = int(merged["insertcount"]) if "insertcount" in merged else records - start
+    except ValueError:
+        return None
+    if min(records, start, count) < 0 or start + count > records:
+        return None
+    if count == 0:
+        # The engine, as YCSB, reads an operation count of 0 as "no limit".
+        raise WorkloadPropertyError(
+            f"insertcount: the load would insert no record (insertstart {start}, recordcount "
+            f"{records}) and an insert count of 0 means no limit, so it would never end; "
+            "raise recordcount above insertstart, or set insertcount to at least 1"
+        )
+    return "1"
 
 
 KINDS: dict[str, WorkloadKind] = {"ycsb": YcsbKind(), "sysbench": SysbenchKind(), "fio": FioKind()}

@@ -16,7 +16,7 @@ import pytest
         (["local", "mode=device", "device=loop", "format=zfs"], "'format'"),
         (["nfs", "export_path=/srv", "export_mode=later"], "'export_mode'"),
         (["path", "path=/tmp", "colour=blue"], "'colour'"),
-        (["ceph"], "allowed: gluster, local, nfs, path, striped"),
+        (["ceph"], "allowed: local-dir, gluster, local, nfs, path, striped"),
     ],
 )
 def test_bad_options_exit_2_and_name_the_option(run_contio, args, named):
@@ -40,3 +40,24 @@ def test_list_names_every_backend_and_option(run_contio):
     assert done.returncode == 0, done.stderr
     for line in ("gluster:", "  volume_type = 'dispersed'", "nfs:", "  export_path = (required)"):
         assert line in done.stdout.splitlines()
+
+
+def test_local_dir_is_checked_like_every_backend_a_spec_accepts(run_contio, tmp_path):
+    done = run_contio("backend", "check", "local-dir")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"path": None}
+    done = run_contio("backend", "check", "local-dir", f"path={tmp_path}")
+    assert json.loads(done.stdout) == {"path": str(tmp_path)}
+    done = run_contio("backend", "check", "local-dir", f"path={tmp_path / 'no'}")
+    assert done.returncode == 2
+    assert (
+        f"backend 'local-dir' option 'path': {tmp_path / 'no'} is not an existing directory"
+        in done.stderr
+    )
+    assert "local-dir:\n  path = None" in run_contio("backend", "list").stdout
+
+
+def test_a_boolean_is_not_a_count(run_contio):
+    done = run_contio("backend", "check", "gluster", "nodes=true")
+    assert done.returncode == 2
+    assert "'nodes': true is a boolean, not a number" in done.stderr

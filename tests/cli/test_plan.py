@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from contio.engine_result import read_result
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -97,3 +101,66 @@ def test_drop_caches_is_left_to_run_which_refuses_it_without_root(tmp_path, monk
     assert isinstance(ran.exception, UsageError)
     assert "drop_caches: needs root" in str(ran.exception)
     assert not (tmp_path / "out").exists()  # refused before a results folder was made
+
+
+YCSB = "name: real\nfactors: {target: [btree], workload: [workloada]}\n"
+SYSBENCH = (
+    "name: real\nfactors: {workload: [{kind: sysbench, options: {file-test-mode: rndrd, %s}}]}\n"
+    "stop: {rule: fixed-time, seconds: 1, repetitions: 1}\n"
+)
+LOOP_XFS = (
+    "name: real\nbackends: {l: {type: local, mode: device, device: loop, loop_size: 256MiB, "
+    "format: xfs}}\nfactors: {backend: [l], target: [null], workload: [workloada]}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (YCSB + "threads: [1000000000]", "'threadcount': '1000000000' is not valid; expected an integer from 1 to 4096"),
+        (YCSB + "load_threads: 5000", "'threadcount': '5000' is not valid"),
+        (YCSB + "properties: {recordcount: -5}", "'recordcount': '-5' is not valid"),
+        (YCSB + "properties: {recordcount: 1000.5}", "'recordcount': '1000.5' is not valid"),
+        (YCSB + "properties: {recordcount: 1000, insertstart: 5000}", "insertstart (5000) + insertcount (0) exceeds recordcount (1000)"),
+        (YCSB + "properties: {recordcount: 1000, insertcount: 2000}", "insertstart (0) + insertcount (2000) exceeds recordcount (1000)"),
+        (YCSB + "properties: {recordcount: 1000, insertstart: 1000}", "insertcount: the load would insert no record"),
+        (SYSBENCH % "file-total-size: -1M", "--file-total-size: '-1M' is not valid"),
+        (SYSBENCH % "file-rw-ratio: -1", "--file-rw-ratio: '-1' is not valid"),
+        (SYSBENCH % "percentile: 200", "--percentile: '200' is not valid"),
+        (
+            LOOP_XFS,
+            "backends.l.loop_size: 'loop_size': XFS needs at least 300MiB (mkfs.xfs refuses less); 'loop_size' is 256MiB",
+        ),
+    ],
+    ids=[
+        "threads", "load_threads", "recordcount-negative", "recordcount-fraction",
+        "insertstart-past-recordcount", "insertcount-past-recordcount", "nothing-to-insert",
+        "sysbench-file-total-size", "sysbench-file-rw-ratio", "sysbench-percentile",
+        "local-loop-too-small-for-xfs",
+    ],
+)  # fmt: skip
+def test_plan_checks_the_real_values_and_refuses_what_run_would(tmp_path, engine, spec, message):
+    # `plan` used to check with one record, one thread and one block, so these passed it
+    # and failed only after provisioning and loading (or never ended: insertcount 0).
+    path = tmp_path / "spec.yaml"
+    path.write_text(spec)
+    done = contio("plan", path, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr and "usage:" not in done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["spec.yaml"]  # nothing made
+
+
+def test_an_exponent_record_count_is_planned_and_run_as_an_integer(tmp_path, engine):
+    # YAML 1.1 reads 1e3 as a string and 1000.0 as a float; the engine refuses both texts.
+    path = tmp_path / "spec.yaml"
+    path.write_text(
+        "name: exp\nfactors: {target: [null], workload: [workloadc]}\n"
+        "properties: {recordcount: 1e3, operationcount: 2000.0}\n"
+        "stop: {rule: workload, repetitions: 1}\n"
+    )
+    assert contio("plan", path, cwd=tmp_path).returncode == 0
+    done = contio("run", path, "--results-dir", tmp_path / "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [load] = (tmp_path / "out").glob("*/raw/cell001/s1-rep1/load-c1.json")
+    assert read_result(load).operations == 1000

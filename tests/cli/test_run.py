@@ -203,6 +203,9 @@ def test_an_interrupted_run_keeps_completed_results_and_leaves_nothing(tmp_path,
 
     assert proc.returncode == 128 + signal.SIGINT, err
     assert "interrupted" in err
+    # The cell that was running says so: never left `running` after an abort.
+    [cell] = index_rows(first_result.parent, "cells")
+    assert (cell["status"], cell["reason"]) == ("interrupted", "interrupted by signal 2")
     kept = rows(first_result)
     assert kept and kept[0]["phase"] == "load" and kept[0]["status"] == "ok"
     assert read_result(first_result.parent / kept[0]["raw_json"]).operations == 200

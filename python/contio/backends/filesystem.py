@@ -17,6 +17,11 @@ MKFS: dict[str, tuple[str, str, list[str]]] = {
     "btrfs": ("mkfs.btrfs", "btrfs-progs", ["-f", "-q"]),
 }
 
+MIN_BYTES: dict[str, int] = {"xfs": 300 * 1024**2}
+"""The smallest device each mkfs formats: mkfs.xfs (xfsprogs 5.19 and later) refuses
+anything below 300 MiB with a page of usage text; ext4 has no practical minimum and
+btrfs says its own minimum clearly."""
+
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 
@@ -30,6 +35,14 @@ def parse_size(text: str | int) -> int:
         raise ValueError(f"not a size: {text!r} (examples: 512MiB, 4GiB, 1073741824)")
     unit = (match[2] or "").upper()[:1]
     return int(float(match[1]) * _UNITS[unit])
+
+
+def too_small(fstype: str, size: int) -> str | None:
+    """Why a device of `size` bytes cannot hold `fstype`, or None when it can."""
+    least = MIN_BYTES.get(fstype, 0)
+    if size >= least:
+        return None
+    return f"{fstype.upper()} needs at least {least // 1024**2}MiB (mkfs.{fstype} refuses less)"
 
 
 def mkfs_argv(fstype: str, devices: Sequence[str], extra: Sequence[str] = ()) -> list[str]:

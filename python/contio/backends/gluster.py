@@ -27,6 +27,7 @@ from contio.gluster.inventory import SshCluster
 from contio.gluster.layout import VolumeLayout, VolumeType, place_bricks
 from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
 from contio.gluster.volume import GlusterVolume
+from contio.yaml_input import Integer
 
 MOUNT_ATTEMPTS = 10
 CLIENT_EXIT_SECONDS = 10.0
@@ -36,16 +37,16 @@ class GlusterOptions(BackendOptions):
     """Options of the `gluster` backend."""
 
     volume_type: VolumeType = "dispersed"
-    bricks: int | None = Field(None, ge=1, le=256)
-    replica: int | None = Field(None, ge=2, le=16)
-    disperse: int | None = Field(None, ge=3, le=64)
-    redundancy: int | None = Field(None, ge=1, le=31)
+    bricks: Integer | None = Field(None, ge=1, le=256)
+    replica: Integer | None = Field(None, ge=2, le=16)
+    disperse: Integer | None = Field(None, ge=3, le=64)
+    redundancy: Integer | None = Field(None, ge=1, le=31)
     volume_name: str | None = Field(None, pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
     volume_options: dict[str, str] = Field(default_factory=dict)
     mount_options: list[str] = Field(default_factory=list)
     cluster: str = Field("contio", pattern=r"^[a-z][a-z0-9]{0,7}$")
-    nodes: int = Field(3, ge=3, le=16)
-    disks_per_node: int = Field(2, ge=1, le=8)
+    nodes: Integer = Field(3, ge=3, le=16)
+    disks_per_node: Integer = Field(2, ge=1, le=8)
     disk_size: str = "2GiB"
     subnet: str = "10.213.0.0/24"
     inventory: Path | None = None

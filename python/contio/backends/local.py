@@ -57,6 +57,11 @@ class LocalOptions(BackendOptions):
                 raise ValueError("mode 'device' needs 'device' (a block device, or 'loop')")
             if self.device == "loop" and self.format is None:
                 raise ValueError("device 'loop' is a new empty disk: set 'format' to xfs or ext4")
+            small = self.format and filesystem.too_small(
+                self.format, filesystem.parse_size(self.loop_size)
+            )
+            if self.device == "loop" and small:
+                raise ValueError(f"{small}; 'loop_size' is {self.loop_size}")
         if self.loop_direct_io and self.device != "loop":
             raise ValueError("'loop_direct_io' applies to 'device: loop' only")
         if self.mode != "device" and (self.device or self.format or self.mount_options):
@@ -104,6 +109,12 @@ class LocalBackend(StorageBackend):
                 raise BackendOptionError(self.name, "device", f"{device} is not a block device")
         self._device = device
         if opts.format:
+            size = block_device.describe(device)["size_bytes"]
+            small = size is not None and filesystem.too_small(opts.format, size)
+            if small:
+                raise BackendOptionError(
+                    self.name, "format", f"{small}; {device} has {size / 1024**2:g}MiB"
+                )
             if opts.device != "loop":
                 # The file system is contio's: remove its signature at teardown.
                 self.journal.record("fs-signature", device=device)

@@ -30,6 +30,7 @@ from contio.backends.striping_commands import (
     lvm_device_path,
 )
 from contio.errors import BackendOptionError, BackendUnavailableError
+from contio.yaml_input import Integer
 
 DEFAULT_STRIPE = "64KiB"
 
@@ -39,7 +40,7 @@ class StripedOptions(BackendOptions):
 
     method: Literal["auto", "lvm", "btrfs"] = "auto"
     devices: list[str] = Field(default_factory=list)
-    loop_count: int = Field(3, ge=2, le=32)
+    loop_count: Integer = Field(3, ge=2, le=32)
     loop_size: str = "2GiB"
     loop_direct_io: bool = False
     """Loop devices only: each reads and writes its backing file with O_DIRECT (as the

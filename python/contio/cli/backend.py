@@ -9,27 +9,22 @@ import yaml
 
 from contio.cli import cli
 from contio.errors import BackendOptionError
+from contio.yaml_input import read_yaml
 
 
 @cli.group()
 def backend() -> None:
-    """Storage backends (local, striped, gluster, nfs, path)."""
+    """Storage backends (local-dir, local, striped, gluster, nfs, path)."""
 
 
 @backend.command("list")
 def list_backends() -> None:
     """Each backend with its options and their defaults."""
-    from contio.backends import registry
+    from contio.spec_checks import backend_option_defaults, backend_types
 
-    for name in registry.names():
-        model = registry.backend_class(name).options_model
+    for name in backend_types():
         click.echo(f"{name}:")
-        for field, info in model.model_fields.items():
-            default = (
-                "(required)"
-                if info.is_required()
-                else repr(info.get_default(call_default_factory=True))
-            )
+        for field, default in backend_option_defaults(name).items():
             click.echo(f"  {field} = {default}")
 
 
@@ -38,7 +33,7 @@ def list_backends() -> None:
 @click.argument("options", nargs=-1)
 def check(name: str, options: tuple[str, ...]) -> None:
     """Validate NAME's OPTIONS (KEY=VALUE, values in YAML: 3, [a, b]) and print them in full."""
-    from contio.backends import registry
+    from contio.spec_checks import backend_options
 
     raw = {}
     for item in options:
@@ -46,8 +41,7 @@ def check(name: str, options: tuple[str, ...]) -> None:
         if not sep or not key:
             raise BackendOptionError(name, item, "options are KEY=VALUE")
         try:
-            raw[key] = yaml.safe_load(value)
+            raw[key] = read_yaml(value)
         except yaml.YAMLError as exc:
             raise BackendOptionError(name, key, f"value is not YAML: {exc}") from None
-    validated = registry.validate_options(name, raw)
-    click.echo(json.dumps(validated.model_dump(mode="json"), indent=2))
+    click.echo(json.dumps(backend_options(name, raw), indent=2))

@@ -51,7 +51,10 @@ def compare_command(folder_a: Path, folder_b: Path, html_output: Path | None) ->
     from contio.report.build import write_report
     from contio.report.compare import compare, comparison_text
     from contio.report.experiment import Experiment
+    from contio.report.output import check_output
 
+    if html_output is not None:
+        check_output(html_output)  # before the comparison is printed
     a = Experiment.read(_results_folder(folder_a))
     b = Experiment.read(_results_folder(folder_b))
     click.echo(comparison_text(compare(a, b)), nl=False)

@@ -34,6 +34,7 @@ from contio.errors import ClusterError
 from contio.gluster.cluster import GlusterCluster
 from contio.gluster.node_access import wait_for_peers
 from contio.gluster.volume import GlusterVolume
+from contio.yaml_input import Integer, Number
 
 
 class NodeStopEvent(BaseModel):
@@ -42,10 +43,10 @@ class NodeStopEvent(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     type: Literal["stop-node"] = "stop-node"
-    node: int = Field(ge=1, le=64)
-    at: float = Field(ge=0)
-    restart_at: float
-    heal_timeout: float = Field(300.0, gt=0)
+    node: Integer = Field(ge=1, le=64)
+    at: Number = Field(ge=0)
+    restart_at: Number
+    heal_timeout: Number = Field(300.0, gt=0)
     mode: Literal["kill", "power-off"] = "kill"
     """How the node stops: its processes killed (`kill`), or cut off the network first
     (`power-off`: clients wait for `network.ping-timeout`)."""

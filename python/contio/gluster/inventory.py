@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from contio.backends import command
 from contio.errors import BackendOptionError, ClusterError
 from contio.gluster.node_access import SshNode, gluster_text, gluster_xml
+from contio.yaml_input import read_yaml
 
 
 class InventoryNode(BaseModel):
@@ -72,8 +73,8 @@ class SshCluster:
     def load(cls, path: Path) -> SshCluster:
         """Read and validate an inventory; a `BackendOptionError` names the bad field."""
         try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
+            raw = read_yaml(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             raise BackendOptionError("gluster", "inventory", f"cannot read {path}: {exc}") from None
         try:
             return cls(Inventory.model_validate(raw), path)

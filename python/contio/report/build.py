@@ -8,7 +8,6 @@ mixes a standalone to compare with, isolation charts block I/O groups.
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 from contio.report.backend_sections import backend_tests_section, throughput_section
@@ -16,6 +15,7 @@ from contio.report.compare import compare, comparison_section
 from contio.report.conclusions import headlines, warnings
 from contio.report.detail_sections import isolation_section, time_series_section
 from contio.report.experiment import Experiment
+from contio.report.output import check_output, write_output
 from contio.report.page import Section, render, table
 from contio.report.scaling_sections import (
     latency_section,
@@ -87,9 +87,7 @@ def write_report(
     folder: Path, output: Path | None = None, compare_with: Path | None = None
 ) -> Path:
     """Write the report (default `<folder>/report.html`, replaced: it is derived data)."""
-    html = build_report(folder, compare_with)
     path = output or Path(folder) / REPORT_FILE
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(html, encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    check_output(path)  # before the report is built: that takes a while
+    html = build_report(folder, compare_with)
+    return write_output(path, lambda partial: partial.write_text(html, encoding="utf-8"))

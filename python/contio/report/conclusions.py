@@ -7,8 +7,9 @@ valley of each scaling series, degradation and fairness of each mix. Significant
 differences come first, largest first.
 
 Warnings: cells that did not finish (skipped or failed, with the reason the runner
-recorded; never run or interrupted), failed operations, confidence intervals wider than the adaptive rule asked, and block I/O
-groups applied through cgroup v1, which does not throttle buffered writeback.
+recorded; never run or interrupted), failed operations, confidence intervals wider than
+the adaptive rule asked, engine documents missing from `raw/`, and block I/O groups
+applied through cgroup v1, which does not throttle buffered writeback.
 """
 
 from __future__ import annotations
@@ -95,6 +96,28 @@ def _short_phases(exp: Experiment) -> list[str]:
     return found
 
 
+def _missing_documents(exp: Experiment) -> list[str]:
+    """Run phases whose engine document (under `raw/`) is gone: the figures from the
+    index stand, the per-second series, reads/writes and fault events of those phases
+    are left out."""
+    if exp.runs.empty:
+        return []
+    paths = [str(p) for p in exp.runs["raw_json"]]
+    missing = [p for p in paths if not (exp.folder / p).is_file()]
+    if not missing:
+        return []
+    left_out = (
+        "the per-second time series, reads/writes per second and fault events of {which} "
+        "are left out; the statistics (from index.sqlite) are complete"
+    )
+    if not (exp.folder / "raw").is_dir():
+        return [f"raw/ is missing from {exp.folder}: " + left_out.format(which="every phase")]
+    return [
+        f"{len(missing)} of {len(paths)} run phases' engine documents are missing "
+        f"(first: {missing[0]}): " + left_out.format(which="those phases")
+    ]
+
+
 def warnings(exp: Experiment) -> list[str]:
     """What a reader must know before trusting the figures."""
     found = []
@@ -109,6 +132,7 @@ def warnings(exp: Experiment) -> list[str]:
         if cell["failed_operations"]:
             found.append(f"{where}: {cell['failed_operations']} operations failed")
     found += _short_phases(exp)
+    found += _missing_documents(exp)
     failed = exp.runs[exp.runs["status"] != "ok"] if not exp.runs.empty else exp.runs
     if not failed.empty:
         found.append(f"{len(failed)} run phases ended without status ok (left out)")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from contio.errors import UsageError
+from contio.report.output import check_output, write_output
 from contio.results import load
 from contio.results_index import INDEX_FILE
 
@@ -32,17 +33,19 @@ def export(folder: Path, fmt: str, output: Path | None = None) -> Path:
     """Write the export (default `<folder>/runs.<fmt>`); returns its path."""
     if fmt not in FORMATS:
         raise UsageError(f"--format: {fmt!r} is not a format; allowed: {', '.join(FORMATS)}")
-    frame = export_frame(folder)
     path = output or Path(folder) / f"runs.{fmt}"
-    if fmt == "csv":
-        frame.to_csv(path, index=False)
-    elif fmt == "json":
-        frame.to_json(path, orient="records", indent=1)
-    else:
+    check_output(path)
+    frame = export_frame(folder)
+    if fmt == "parquet":
         try:
-            frame.to_parquet(path, index=False, engine="pyarrow")
+            import pyarrow  # noqa: F401
         except ImportError as exc:
             raise UsageError(
                 f"--format parquet needs pyarrow ({exc}); pip install pyarrow"
             ) from None
-    return path
+    writers = {
+        "csv": lambda p: frame.to_csv(p, index=False),
+        "json": lambda p: frame.to_json(p, orient="records", indent=1),
+        "parquet": lambda p: frame.to_parquet(p, index=False, engine="pyarrow"),
+    }
+    return write_output(path, writers[fmt])
