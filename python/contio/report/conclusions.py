@@ -130,6 +130,37 @@ def _short_phases(exp: Experiment) -> list[str]:
     return found
 
 
+def _local_dir_levels(spec: dict) -> list[str]:
+    """Backend levels of type local-dir (the older single `backend` is named by its type)."""
+    definitions = spec.get("backends") or {}
+    if not definitions:
+        single = spec.get("backend") or {"type": "local-dir"}
+        definitions = {str(single.get("type", "local-dir")): single}
+    return [name for name, d in definitions.items() if (d or {}).get("type") == "local-dir"]
+
+
+def _page_cache(exp: Experiment) -> list[str]:
+    """YCSB cells on a host directory whose page cache was kept: say what they measured."""
+    if exp.spec.get("drop_caches") or exp.runs.empty or "iops" not in exp.runs:
+        return []
+    ycsb = exp.runs[(exp.runs["status"] == "ok") & exp.runs["iops"].isna()]
+    levels = sorted(set(_local_dir_levels(exp.spec)) & set(ycsb.get("backend", []).astype(str)))
+    if not levels:
+        return []
+    which = (
+        f"backend {levels[0]} is a directory"
+        if len(levels) == 1
+        else f"backends {', '.join(levels)} are directories"
+    )
+    text = (
+        f"{which} of this host whose page cache was kept (drop_caches: false): data that "
+        "fits in memory was read from the page cache and writes reached it first, so the "
+        "results compare the targets' code paths (CPU, memory, system calls) more than "
+        "the storage device under them"
+    )
+    return [text]
+
+
 def warnings(exp: Experiment) -> list[str]:
     """What a reader must know before trusting the figures."""
     found = []
@@ -144,6 +175,7 @@ def warnings(exp: Experiment) -> list[str]:
         if cell["failed_operations"]:
             found.append(f"{where}: {cell['failed_operations']} operations failed")
     found += _short_phases(exp)
+    found += _page_cache(exp)
     failed = exp.runs[exp.runs["status"] != "ok"] if not exp.runs.empty else exp.runs
     if not failed.empty:
         found.append(f"{len(failed)} run phases ended without status ok (left out)")

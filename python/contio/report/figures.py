@@ -218,6 +218,7 @@ def mix_bars(data: pd.DataFrame, jain: dict[str, float] | None = None, title: st
     return to_svg(fig)
 
 
+LABEL_BOX = {"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none"}
 BEYOND_AXIS = 1.5
 """A target more than this many times the tallest bar is marked at the top edge instead:
 a throttle set far above what anything reached ("no limit" as 10 GB/s) would otherwise
@@ -289,14 +290,15 @@ def stacked_bandwidth(
             ax.hlines(y, i - 0.38, i + 0.38, colors="black", linestyles="--", linewidth=1.5,
                       label=None if marked else "target (throttle limit or weight share)")  # fmt: skip
             marked = True
-            if text:
-                ax.annotate(label(text), (i + 0.38, y), xytext=(3, 0),
+            if text:  # on white: a low limit's label may reach into the next bar
+                ax.annotate(label(text), (i + 0.38, y), xytext=(3, 0), bbox=LABEL_BOX,
                             textcoords="offset points", va="center", fontsize=7)  # fmt: skip
         if beyond:
             count = sum(1 for y, _ in found if y > BEYOND_AXIS * tallest)
             ax.annotate(
-                label(f"↑ {count} above the axis: {', '.join(beyond)}"), (i, top),
+                label(f"↑ {count} above the axis:\n{', '.join(beyond)}"), (i, top),
                 xytext=(0, -4), textcoords="offset points", ha="center", va="top", fontsize=7,
+                bbox=LABEL_BOX,
             )  # fmt: skip
             marked = True
     ax.set_xticks(np.arange(len(cases)), [label(c) for c in cases])

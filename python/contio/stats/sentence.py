@@ -17,9 +17,17 @@ from contio.stats.ttest import TTestResult, format_p
 from contio.stats.valley import Valley
 
 
-def _decimals(*fractions: float) -> int:
+def _decimals(*fractions: float, shown: tuple[float, ...] = ()) -> int:
+    """0, or 1 below 1%; more while a value (of `fractions` or `shown`) short of 100%
+    would print as 100% (a throughput 99.96% lower is not 0)."""
     finite = [abs(f) for f in fractions if math.isfinite(f) and f != 0]
-    return 1 if finite and min(finite) < 0.01 else 0
+    places = 1 if finite and min(finite) < 0.01 else 0
+    every = finite + [abs(f) for f in shown if math.isfinite(f)]
+    while places < 4 and any(
+        f != 1 and f"{f * 100:.{places}f}" == f"{100:.{places}f}" for f in every
+    ):
+        places += 1
+    return places
 
 
 def _pct(fraction: float, decimals: int) -> str:
@@ -46,7 +54,7 @@ def magnitude_with_interval(
     if math.isinf(low) or math.isinf(high):
         why = f": {note}" if note else ""
         return f"{_pct(magnitude, _decimals(magnitude))} (interval unbounded{why})"
-    places = _decimals(magnitude, below, above)
+    places = _decimals(magnitude, below, above, shown=(low, high))
     if f"{below * 100:.{places}f}" == f"{above * 100:.{places}f}":
         text = f"{_pct(magnitude, places)} ± {_pct(below, places)}"
         return f"{text} ({note})" if note else text
