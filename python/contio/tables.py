@@ -98,7 +98,10 @@ def results_table(summaries: list[CellSummary]) -> Table:
 def _percent(fraction: float) -> str:
     if math.isnan(fraction):
         return "–"
-    return f"{fraction * 100:+.1f}%".replace("-", "−")
+    places = 1
+    while places < 4 and fraction != -1 and f"{fraction * 100:+.{places}f}" == f"{-100:.{places}f}":
+        places += 1  # 99.96% slower is not stopped: never print −100.0% for it
+    return f"{fraction * 100:+.{places}f}%".replace("-", "−")
 
 
 def interval_text(low: float, high: float, unbounded: bool) -> str:

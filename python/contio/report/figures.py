@@ -188,8 +188,9 @@ def mix_bars(data: pd.DataFrame, jain: dict[str, float] | None = None, title: st
     """Each application's throughput in each mix as a percentage of its standalone throughput.
 
     Columns: `mix`, `application`, `mean`, `ci_low`, `ci_high`, `standalone_mean` (any
-    unit, the same within an application). Bars are labelled with the degradation;
-    `jain` maps a mix to its fairness index, shown under the mix's name.
+    unit, the same within an application; `ci_high` NaN: no upper bound, no error bar
+    above). Bars are labelled with the degradation; `jain` maps a mix to its fairness
+    index, shown under the mix's name.
     """
     columns = ["mix", "application", "mean", "ci_low", "ci_high", "standalone_mean"]
     _require(data, columns, "mix_bars")
@@ -210,9 +211,9 @@ def mix_bars(data: pd.DataFrame, jain: dict[str, float] | None = None, title: st
     ax.set_xticks(np.arange(len(mixes)), ticks)
     ax.set_xlabel("mix")
     ax.set_ylabel("throughput (% of standalone)")
-    ax.set_ylim(
-        0, max(110.0, float(np.nanmax(100 * data["ci_high"] / data["standalone_mean"])) + 15)
-    )
+    highs = (100 * data["ci_high"] / data["standalone_mean"]).to_numpy(dtype=float)
+    highs = highs[np.isfinite(highs)]  # no upper bound: an unbounded interval
+    ax.set_ylim(0, max(110.0, float(highs.max()) + 15 if highs.size else 0.0))
     ax.legend(title="application (error bar: 95% CI)")
     ax.set_title(label(title))
     return to_svg(fig)
