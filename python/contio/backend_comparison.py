@@ -1,4 +1,4 @@
-"""Backend levels against a baseline, as the spec's `analysis` section asks.
+"""Backend (or target) levels against a baseline, as the spec's `analysis` section asks.
 
 `analysis: {t_test: paired|welch, baseline: <backend level>}` (`contio.spec_parts.
 AnalysisSpec`): with `paired`, repetition i of a backend is matched with repetition i
@@ -7,12 +7,18 @@ numbers both have count, so an adaptive cell's extra repetitions are left out of
 pairs); with `welch` every repetition of each side counts, as independent samples.
 The baseline is the named level, or the first backend of the spec when none is named.
 
+With a single backend and two or more targets (the default experiment: the `lsm` and
+`btree` engines on one directory) the targets are compared instead, against the first
+target of the spec (`compared_factor`).
+
 The report (t-test table, conclusions) and `contio results` both compare through
-`Analysis`; samples are keyed by repetition number.
+`Analysis`; samples are keyed by repetition number. `headline` picks the one result a
+run states first: the largest significant difference.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +30,7 @@ from contio.stats import (
     paired_relative_difference,
     paired_t_test,
     relative_difference,
+    relative_sentence,
     welch_t_test,
 )
 
@@ -31,6 +38,8 @@ Samples = Mapping[int, float]
 """One value per repetition number (ops/s summed over a cell's containers, …)."""
 
 TEST_NAMES = {"paired": "paired t-test", "welch": "Welch t-test"}
+COMPARED_FACTORS = ("backend", "target")
+"""What is compared against a baseline, in order: the first with two or more levels."""
 
 
 @dataclass(frozen=True)
@@ -54,14 +63,15 @@ class Analysis:
     def test_name(self) -> str:
         return TEST_NAMES.get(self.t_test, self.t_test)
 
-    def baseline_of(self, backends: Sequence[str]) -> str | None:
-        """The baseline among `backends` (in spec order): the named one, else the first.
+    def baseline_of(self, levels: Sequence[str], factor: str = "backend") -> str | None:
+        """The baseline among `levels` (in spec order): the named one, else the first.
 
-        None when the named baseline is not among them (nothing to compare against).
+        `analysis.baseline` names a backend level; targets are compared against the
+        first. None when the named baseline is not among them (nothing to compare).
         """
-        if self.baseline is not None:
-            return self.baseline if self.baseline in backends else None
-        return backends[0] if backends else None
+        if self.baseline is not None and factor == "backend":
+            return self.baseline if self.baseline in levels else None
+        return levels[0] if levels else None
 
     def sides(self, level: Samples, baseline: Samples) -> tuple[list[float], list[float]]:
         """The values compared: matched by repetition number when paired, else all."""
@@ -99,13 +109,27 @@ class ComparedCell:
 
 @dataclass(frozen=True)
 class BackendComparison:
-    """One backend level against the baseline within one group of cells."""
+    """One backend (or target) level against the baseline within one group of cells."""
 
     group: dict[str, Any]
     """The levels of the other factors that vary (empty: one group)."""
     relative: RelativeDifference
     test: TTestResult | None
     """None with fewer than two values (pairs) on a side."""
+    factor: str = "backend"
+    """What was compared: `backend`, or `target` with one backend."""
+
+    @property
+    def context(self) -> str:
+        """ "for workload=workloada · threads=16" (empty with one group)."""
+        parts = [f"{k.removeprefix('properties.')}={v}" for k, v in self.group.items()]
+        return f"for {' · '.join(parts)}" if parts else ""
+
+    @property
+    def size(self) -> float:
+        """|log(mean ratio)|: how large the difference is, a halving as large as a doubling."""
+        ratio = 1 + self.relative.estimate
+        return abs(math.log(ratio)) if ratio > 0 else math.inf
 
 
 def varying_factors(cells: Sequence[ComparedCell], leave_out: Sequence[str]) -> list[str]:
@@ -116,20 +140,34 @@ def varying_factors(cells: Sequence[ComparedCell], leave_out: Sequence[str]) -> 
     return [k for k in keys if len({str(c.levels.get(k)) for c in cells}) > 1]
 
 
+def compared_factor(cells: Sequence[ComparedCell]) -> str | None:
+    """`backend` when the cells have two or more backends, else `target` when they have
+    two or more targets, else None (nothing to compare against a baseline)."""
+    for factor in COMPARED_FACTORS:
+        if len({str(c.levels[factor]) for c in cells if factor in c.levels}) > 1:
+            return factor
+    return None
+
+
 def compare_backends(cells: Sequence[ComparedCell], analysis: Analysis) -> list[BackendComparison]:
-    """Every backend against the baseline, per group of the other varying factors.
+    """Every backend (or, with one backend, every target) against the baseline, per group
+    of the other varying factors.
 
     Cells without repetitions are left out; so are groups without the baseline.
     """
-    cells = [c for c in cells if c.samples and "backend" in c.levels]
-    others = varying_factors(cells, ("backend", "runtime"))
+    cells = [c for c in cells if c.samples]
+    factor = compared_factor(cells)
+    if factor is None:
+        return []
+    cells = [c for c in cells if factor in c.levels]
+    others = varying_factors(cells, (factor, "runtime"))
     groups: dict[tuple[str, ...], list[ComparedCell]] = {}
     for cell in cells:
         groups.setdefault(tuple(str(cell.levels.get(f)) for f in others), []).append(cell)
     found = []
     for members in groups.values():
-        by_backend = {str(c.levels["backend"]): c.samples for c in members}
-        baseline = analysis.baseline_of(list(by_backend))
+        by_backend = {str(c.levels[factor]): c.samples for c in members}
+        baseline = analysis.baseline_of(list(by_backend), factor)
         if baseline is None or len(by_backend) < 2:
             continue
         group = {f: members[0].levels.get(f) for f in others}
@@ -144,5 +182,34 @@ def compare_backends(cells: Sequence[ComparedCell], analysis: Analysis) -> list[
                 test = analysis.t_test_of(samples, by_backend[baseline], name, baseline)
             except StatisticsInputError:
                 test = None
-            found.append(BackendComparison(group, relative, test))
+            found.append(BackendComparison(group, relative, test, factor))
     return found
+
+
+def headline(found: Sequence[BackendComparison]) -> BackendComparison | None:
+    """The largest significant difference (by |log ratio|), or None when none is.
+
+    Chosen from the data, so every experiment has one without naming it in the spec;
+    it is the largest of `len(found)` comparisons, each tested on its own (no
+    correction for the choice): the others are listed beside it.
+    """
+    significant = [item for item in found if item.relative.significant]
+    return max(significant, key=lambda item: item.size, default=None)
+
+
+def headline_text(found: Sequence[BackendComparison], analysis: Analysis) -> str | None:
+    """The run's headline, as the report and the terminal state it: the largest
+    significant difference with its interval and the t-test's p, or that none of the
+    comparisons is significant. None when nothing was compared."""
+    if not found:
+        return None
+    top = headline(found)
+    count = f"{len(found)} comparison{'s' if len(found) != 1 else ''}"
+    if top is None:
+        return (
+            f"No significant difference between the {found[0].factor}s in {count} "
+            f"({analysis.test_name}, 5%)."
+        )
+    return f"Largest significant difference of {count}: " + relative_sentence(
+        top.relative, top.context
+    )

@@ -68,7 +68,7 @@ from contio.samplers.phase import data_disk, phase_columns
 from contio.spec import ExperimentSpec
 from contio.spec_checks import run_problems
 from contio.stopping import wants_another
-from contio.summary import CellSummary, summarize
+from contio.summary import CellSummary, summarize, summary_rows
 
 # A failed phase ends its cell, not the experiment.
 CELL_FAILURES = (CellFailed, EngineError, EngineUsageError)
@@ -216,7 +216,7 @@ class Runner:
                         index.set_backend(name, None, self.pool.unavailable(name))
                 folder.replace_derived_json(BACKENDS_JSON, index.backends())
                 summaries = summarize(index)
-                folder.replace_derived(SUMMARY_CSV, [s.row() for s in summaries])
+                folder.replace_derived(SUMMARY_CSV, summary_rows(summaries))
         return RunOutcome(folder, summaries)
 
     def check_with_engine(self) -> None:

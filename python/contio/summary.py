@@ -4,6 +4,8 @@ Throughput: per repetition, the steady ops/s (warm-up left out) summed over the 
 containers; over repetitions, mean ± 95% confidence half-width (Student t). Latency:
 p95 and p99 per repetition and container over all operation types (merged
 histograms, warm-up left out: see `contio.steady_state`), averaged. Skipped cells keep their reason.
+Mix cells carry each member's degradation against standalone and Jain's index
+(`contio.mix_comparison`, the numbers the report states).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from contio.mix_comparison import MixComparison, compare_mixes
 from contio.results_index import ResultsIndex
 from contio.stats import ConfidenceInterval, confidence_interval, mean, stdev
 
@@ -45,6 +48,8 @@ class CellSummary:
     """File workloads: reads + writes per second per repetition (sum), mean."""
     samples: tuple[tuple[int, float], ...] = ()
     """(repetition number, aggregate ops/s) of each completed repetition, for pairing."""
+    mix: MixComparison | None = None
+    """A mix cell's members against standalone, with Jain's index (None otherwise)."""
 
     @property
     def file_io(self) -> bool:
@@ -78,14 +83,50 @@ class CellSummary:
         }
 
 
+def _mix_columns(mix: MixComparison | None, members: int) -> dict[str, Any]:
+    """summary.csv's mix columns: Jain's index, then per member its name, ops/s in the mix
+    and alone, degradation (1 − mixed/standalone) with its 95% interval, p and note."""
+    row: dict[str, Any] = {"mix_jain_index": ""}
+    if mix is not None and mix.fairness is not None:
+        row["mix_jain_index"] = mix.fairness.jain_index
+    found = list(mix.members) if mix is not None else []
+    for i in range(members):
+        member = found[i] if i < len(found) else None
+        lost = member.degradation if member else None
+        prefix = f"mix_member{i + 1}"
+        row |= {
+            prefix: member.name if member else "",
+            f"{prefix}_ops_per_sec_mean": member.mixed_mean if member else "",
+            f"{prefix}_standalone_ops_per_sec_mean": member.standalone_mean if member else "",
+            f"{prefix}_degradation": lost.fraction if lost else "",
+            f"{prefix}_degradation_ci95_low": lost.low if lost else "",
+            f"{prefix}_degradation_ci95_high": lost.high if lost else "",
+            f"{prefix}_degradation_p": lost.p if lost else "",
+            f"{prefix}_degradation_note": lost.relative.note if lost else "",
+        }
+    return row
+
+
+def summary_rows(summaries: list[CellSummary]) -> list[dict[str, Any]]:
+    """The rows of summary.csv, all with the same columns: mix columns appear when the
+    experiment has a mix compared with standalone, as many members as its largest."""
+    members = max((len(s.mix.members) for s in summaries if s.mix is not None), default=0)
+    if not members:
+        return [s.row() for s in summaries]
+    return [s.row() | _mix_columns(s.mix, members) for s in summaries]
+
+
 def summarize(index: ResultsIndex) -> list[CellSummary]:
     """One summary per cell of the index, in cell order (cells not yet run included)."""
+    phases = index.phases("run")
     runs: dict[str, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
-    for row in index.phases("run"):
+    for row in phases:
         if row["status"] == "ok":
             runs[row["cell_key"]][row["repetition"]].append(row)
+    cells = index.cells()
+    mixes = {found.cell_key: found for found in compare_mixes(cells, phases)}
     summaries = []
-    for cell in index.cells():
+    for cell in cells:
         containers = int(cell["members"])
         complete = {
             number: rows
@@ -110,6 +151,7 @@ def summarize(index: ResultsIndex) -> list[CellSummary]:
                 failed_operations=sum(r["failed_operations"] for r in flat),
                 **_io_means(reps),
                 samples=tuple(zip(complete, ops)),
+                mix=mixes.get(cell["cell_key"]),
             )
         )
     return summaries

@@ -1,5 +1,5 @@
-"""The tables printed at the end of a run and by `contio results`: per cell, and the
-backends against the baseline (the spec's `analysis`)."""
+"""The tables printed at the end of a run and by `contio results`: per cell, the
+backends against the baseline (the spec's `analysis`), and mixes against standalone."""
 
 from __future__ import annotations
 
@@ -7,8 +7,15 @@ import math
 
 from rich.table import Table
 
-from contio.backend_comparison import Analysis, ComparedCell, compare_backends
+from contio.backend_comparison import (
+    Analysis,
+    BackendComparison,
+    ComparedCell,
+    compare_backends,
+    headline_text,
+)
 from contio.stats import format_p
+from contio.stats.sentence import degradation_change
 from contio.summary import LATENCY_AGGREGATION, CellSummary
 
 
@@ -91,24 +98,44 @@ def results_table(summaries: list[CellSummary]) -> Table:
 def _percent(fraction: float) -> str:
     if math.isnan(fraction):
         return "–"
-    if math.isinf(fraction):
-        return "unbounded"
-    return f"{fraction * 100:+.1f}%".replace("-", "−")
+    places = 1
+    while places < 4 and fraction != -1 and f"{fraction * 100:+.{places}f}" == f"{-100:.{places}f}":
+        places += 1  # 99.96% slower is not stopped: never print −100.0% for it
+    return f"{fraction * 100:+.{places}f}%".replace("-", "−")
+
+
+def interval_text(low: float, high: float, unbounded: bool) -> str:
+    """ "−12.0% to +3.5%", "unbounded", or "–" without an interval."""
+    if math.isnan(low) or math.isnan(high):
+        return "–"
+    return "unbounded" if unbounded else f"{_percent(low)} to {_percent(high)}"
+
+
+def _comparisons(summaries: list[CellSummary], analysis: Analysis) -> list[BackendComparison]:
+    cells = [ComparedCell(s.levels, dict(s.samples)) for s in summaries if s.samples]
+    return compare_backends(cells, analysis)
+
+
+def headline(summaries: list[CellSummary], analysis: Analysis) -> str | None:
+    """The run's headline sentence, as the report states it (None: nothing compared)."""
+    return headline_text(_comparisons(summaries, analysis), analysis)
 
 
 def comparison_table(summaries: list[CellSummary], analysis: Analysis) -> Table | None:
-    """Each backend against the baseline per group of cells; None with one backend level."""
-    cells = [ComparedCell(s.levels, dict(s.samples)) for s in summaries if s.samples]
-    found = compare_backends(cells, analysis)
+    """Each backend (with one backend: each target) against the baseline per group of
+    cells; None when neither has two levels."""
+    found = _comparisons(summaries, analysis)
     if not found:
         return None
     baseline = found[0].relative.baseline
+    factor = found[0].factor
     group_columns = list(found[0].group)
     table = Table(
-        title=f"backends against {baseline} ({analysis.test_name})",
+        title=f"{factor}s against {baseline} ({analysis.test_name})",
         caption=(
             "ops/s per repetition (sum over containers); difference: mean ratio − 1 with its "
-            "95% Fieller interval; mean diff., s.d., t, p: the "
+            f"95% Fieller interval (lower bound −100% when the {factor} is not distinguishable "
+            "from 0; unbounded when the baseline is not); mean diff., s.d., t, p: the "
             + analysis.test_name
             + (" over repetitions matched by number" if analysis.paired else "")
             + " (002's Table 1)"
@@ -117,9 +144,12 @@ def comparison_table(summaries: list[CellSummary], analysis: Analysis) -> Table 
     )
     for name in group_columns:
         table.add_column(name.removeprefix("properties."), no_wrap=True)
-    table.add_column("backend", no_wrap=True)
+    table.add_column(factor, no_wrap=True)
     for name in ("difference", "95% CI", "mean diff.", "s.d.", "t", "p", "n"):
         table.add_column(name, justify="right", no_wrap=True)
+    notes = any(item.relative.note for item in found)
+    if notes:
+        table.add_column("note")
     for item in found:
         rel, test = item.relative, item.test
         numbers = (
@@ -132,7 +162,52 @@ def comparison_table(summaries: list[CellSummary], analysis: Analysis) -> Table 
             *(str(item.group[c]) for c in group_columns),
             rel.level,
             _percent(rel.estimate),
-            f"{_percent(rel.low)} to {_percent(rel.high)}" if rel.has_interval else "–",
+            interval_text(rel.low, rel.high, rel.unbounded),
             *numbers,
+            *((rel.note,) if notes else ()),
         )
+    return table
+
+
+def mix_table(summaries: list[CellSummary]) -> Table | None:
+    """Each member of each mix cell against standalone: ops/s in the mix and alone, its
+    degradation with the 95% interval and Welch p, and the mix's Jain index (the numbers
+    and wording of the report's conclusions); None without a mix to compare."""
+    mixed = [s for s in summaries if s.mix is not None]
+    if not mixed:
+        return None
+    varying, _ = _varying(mixed)
+    columns = [k for k in varying if k not in ("target", "workload")]
+    table = Table(
+        title="mixes against standalone",
+        caption=(
+            "standalone: the same application alone, every other level equal; ops/s per "
+            "repetition summed over the member's containers; degradation = 1 − mixed / "
+            "standalone with its 95% Fieller interval, Welch p; Jain's fairness index over "
+            "what each member kept (1 = all kept the same share)"
+        ),
+        caption_justify="left",
+    )
+    for name in columns:
+        table.add_column(name.removeprefix("properties."), no_wrap=True)
+    table.add_column("member", no_wrap=True)
+    for name in ("ops/s in mix", "ops/s alone"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("degradation (95% CI)")
+    for name in ("p", "Jain"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for s in mixed:
+        assert s.mix is not None
+        jain = f"{s.mix.fairness.jain_index:.2f}" if s.mix.fairness else "–"
+        for i, member in enumerate(s.mix.members):
+            lost = member.degradation
+            table.add_row(
+                *(str(s.levels.get(k, "")) if i == 0 else "" for k in columns),
+                member.name,
+                _number(member.mixed_mean),
+                _number(member.standalone_mean),
+                degradation_change(lost),
+                format_p(lost.p),
+                jain if i == 0 else "",
+            )
     return table

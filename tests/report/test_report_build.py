@@ -9,7 +9,9 @@ injected names are text.
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import pytest
 from report_browser import open_page
 from report_fixtures import results_folder
 
+from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig, _plan
 from contio.report.build import build_report, write_report
 
 INJECTED = "<script>alert(1)</script>"
@@ -161,3 +164,41 @@ def test_events_the_runner_recorded_are_marked_on_the_time_series(tmp_path):
     assert "node 2 stopped" in figure
     assert "node 2 restarted" not in figure
     assert re.search(r"outside the 15 s run: node 2 restarted at \d+\.\d s", timeseries)
+
+
+def test_charts_fill_the_column_of_the_page(tmp_path):
+    # Issue 12: charts took about 40% of the page. Each is drawn about as wide as the
+    # column (test_report_figures) and stretched to exactly its width.
+    html = build_report(results_folder("scaling", tmp_path))
+    assert re.search(r"figure\.chart svg \{ width: 100%; height: auto; \}", html)
+    widths = [float(w) * 96 / 72 for w in re.findall(r'<svg[^>]*\swidth="([\d.]+)pt"', html)]
+    assert widths and all(960 <= w <= 1100 for w in widths)
+    assert "max-width: 1100px" in html
+
+
+def test_a_run_on_a_named_cluster_shows_that_clusters_options(tmp_path):
+    # Issue 12: with `cluster: anrec` naming a cluster made by `contio cluster up` (subnet
+    # 10.219.0.0/24, one 1 GiB disk per node), the backend's own cluster options are its
+    # defaults (2GiB, 10.213.0.0/24), which the table showed as if they had been used.
+    folder = results_folder("events", tmp_path)
+    config = LocalClusterConfig(name="anrec", disks_per_node=1, disk_size="1GiB",
+                                subnet="10.219.0.0/24")  # fmt: skip
+    cluster = LocalCluster(_plan(config, tmp_path / "anrec"), tmp_path / "anrec").describe()
+    db = sqlite3.connect(folder / "index.sqlite")
+    [(text,)] = db.execute("SELECT description FROM backends WHERE name = 'dispersed'")
+    description = json.loads(text)
+    description["options"] |= {"disks_per_node": 2, "disk_size": "2GiB",
+                               "subnet": "10.213.0.0/24"}  # fmt: skip
+    description["cluster"] = cluster  # as LocalCluster.describe() records it
+    db.execute("UPDATE backends SET description = ?", (json.dumps(description),))
+    db.commit()
+    db.close()
+    html = build_report(folder)
+    backends = html[html.index('<table class="backends">') :]
+    backends = backends[: backends.index("</table>")]
+    assert "2GiB" not in backends and "10.213.0.0/24" not in backends
+    assert (
+        "cluster: local cluster &#x27;anrec&#x27;: 3 nodes (10.219.0.11, 10.219.0.12, "
+        "10.219.0.13), 1 brick disk each (" in backends
+    )
+    assert "1GiB), subnet 10.219.0.0/24" in backends

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from report_fixtures import results_folder
 
-from contio.report.compare import compare, comparison_text
+from contio.report.compare import compare, comparison_text, difference_text
 from contio.report.experiment import Experiment
+from contio.stats import relative_difference
 
 
 def summary_means(folder: Path) -> dict[str, float]:
@@ -86,3 +87,19 @@ def test_compare_of_a_folder_that_is_not_one_exits_2(tmp_path, folders):
     assert done.returncode == 2
     assert "not a contio results folder" in done.stderr
     assert json.loads((a / "host.json").read_text())  # the fixture itself is untouched
+
+
+def test_a_change_is_never_printed_below_minus_100_percent():
+    # Issue 12 saw "-250% to 124%": B's two repetitions (140, 860 ops/s) are not told
+    # apart from 0, so Fieller's set reached below a ratio of 0. A throughput falls by
+    # 100% at most; with A not told apart from 0 the interval is unbounded, and says so.
+    b_near_zero = relative_difference([140.0, 860.0], [732.0, 1000.0, 1268.0], "B", "A")
+    assert difference_text(b_near_zero) == (
+        "-50% (95% CI -100% to 124%; B is not distinguishable from 0)",
+        "0.376",
+        "not significant",
+    )
+    a_near_zero = relative_difference([1000.0, 1100.0, 900.0], [1200.0, 60.0, 1500.0], "B", "A")
+    assert difference_text(a_near_zero)[0] == (
+        "+9% (interval unbounded: A is not distinguishable from 0)"
+    )

@@ -11,7 +11,8 @@ from report_fixtures import results_folder
 from scipy import stats as scipy_stats
 
 from contio.report.backend_sections import backend_tests_section
-from contio.report.conclusions import backend_differences, headlines, warnings
+from contio.report.build import build_report
+from contio.report.conclusions import backend_differences, headline, headlines, warnings
 from contio.report.experiment import Experiment, cell_table
 from contio.report.scaling_sections import mix_results, scaling_results, scaling_section
 from contio.results_index import ResultsIndex
@@ -24,8 +25,12 @@ def test_backend_headlines_state_each_backend_against_the_first(tmp_path):
     for diff, context in diffs:
         assert diff.baseline == "local" and diff.level == "<script>alert(1)</script>"
         assert context.startswith("for workload=")
+    # The largest significant difference is the headline, stated apart from the rest.
+    top = headline(exp)
+    assert top.startswith("Largest significant difference of 4 comparisons: <script>")
     sentences = headlines(exp, [], [])
-    assert len(sentences) == 4 and all(" than local for workload=" in s for s in sentences)
+    assert len(sentences) == 3 and top.split(": ", 1)[1] not in sentences
+    assert all(" than local for workload=" in s for s in [top, *sentences])
 
 
 def test_the_spec_names_the_baseline_and_a_paired_test(tmp_path):
@@ -86,7 +91,7 @@ def test_failed_cells_are_warned_with_the_reason_the_runner_recorded(tmp_path):
     db.commit()
     db.close()
     exp = Experiment.read(folder)
-    [found] = warnings(exp)
+    [found] = [w for w in warnings(exp) if "page cache" not in w]
     assert found.startswith("cell 3 (") and found.endswith(f") failed: {reason}")
     assert "did not finish" not in found
 
@@ -96,7 +101,7 @@ def test_a_ci_wider_than_the_adaptive_rule_asked_is_warned(tmp_path):
     spec = json.loads((folder / "spec.json").read_text())
     spec["stop"] = {"rule": "adaptive", "seconds": 1, "ci_target": 0.001}
     (folder / "spec.json").write_text(json.dumps(spec))
-    found = warnings(Experiment.read(folder))
+    found = [w for w in warnings(Experiment.read(folder)) if "page cache" not in w]
     assert len(found) == 8 and all("wider than the ± 0.1% asked" in w for w in found)
 
 
@@ -136,3 +141,40 @@ def test_run_phases_too_short_to_mean_steady_throughput_are_warned(tmp_path):
     db.close()
     [found] = [w for w in warnings(Experiment.read(folder)) if "mostly measures" in w]
     assert found.startswith("cell 1 (") and "lasted 0.14 s (median)" in found
+
+
+def test_level_names_are_never_changed_and_stay_escaped(tmp_path):
+    # Issue 12: a conclusion that starts with a level name capitalised it (b&"<i>x → B&"<i>x).
+    folder = results_folder("backends", tmp_path)
+    name = 'b&"<i>x'
+    db = sqlite3.connect(folder / "index.sqlite")
+    db.execute(
+        "UPDATE cells SET levels = replace(levels, ?, ?), label = replace(label, ?, ?)",
+        ("<script>alert(1)</script>", json.dumps(name)[1:-1], "<script>alert(1)</script>", name),
+    )
+    db.commit()
+    db.close()
+    exp = Experiment.read(folder)
+    sentences = [headline(exp).split(": ", 1)[1], *headlines(exp, [], [])]
+    assert len(sentences) == 4 and all(s.startswith(f"{name} is ") for s in sentences)
+    html = build_report(folder)
+    assert html.count("b&amp;&quot;&lt;i&gt;x is ") == 4
+    assert "B&amp;" not in html and 'b&"<i>x' not in html
+    scaling = Experiment.read(results_folder("scaling", tmp_path / "s"))
+    mixes = headlines(scaling, scaling_results(scaling), mix_results(scaling))
+    assert any(s.startswith("read loses ") for s in mixes)
+    assert not any(s.startswith("Read ") for s in mixes)
+
+
+def test_ycsb_on_a_host_directory_with_its_page_cache_says_what_it_measured(tmp_path):
+    # The default experiment's situation: the report must not pass the page cache off as
+    # a disk.
+    folder = results_folder("backends", tmp_path)
+    [found] = [w for w in warnings(Experiment.read(folder)) if "page cache" in w]
+    assert found.startswith("backends <script>alert(1)</script>, local are directories of")
+    assert "more than the storage device under them" in found
+    spec = json.loads((folder / "spec.json").read_text())
+    (folder / "spec.json").write_text(json.dumps(spec | {"drop_caches": True}))
+    assert not [w for w in warnings(Experiment.read(folder)) if "page cache" in w]
+    isolation = Experiment.read(results_folder("isolation", tmp_path / "i"))  # a device
+    assert not [w for w in warnings(isolation) if "page cache" in w]

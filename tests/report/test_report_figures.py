@@ -189,3 +189,65 @@ def test_missing_columns_and_empty_frames_are_named():
     )
     with pytest.raises(FigureDataError, match="^time_series: no rows to plot"):
         figures.time_series(pd.DataFrame(columns=["second", "ops_per_s", "p99_ms"]))
+
+
+def numbers(svg: str) -> list[float]:
+    """The numeric text runs of a chart: its tick labels (matplotlib's minus sign too)."""
+    found = []
+    for word in texts(svg):
+        plain = word.replace("−", "-").replace(",", "")
+        if re.fullmatch(r"-?\d+(\.\d+)?", plain):
+            found.append(float(plain))
+    return found
+
+
+def test_the_isolation_axis_follows_the_measurements_not_a_distant_limit():
+    # Issue 12: the unthrottled groups were given 10 GB/s (9,536.7 MiB/s) as "no limit";
+    # the axis went to 10,000 and the measured 10 and 20 MB/s bars disappeared.
+    no_limit = 10e9 / 2**20
+    rows = []
+    for case, limit, got in (("throttle-10", 9.54, 9.4), ("throttle-20", 19.07, 18.8)):
+        rows.append({"case": case, "group": "group 1", "bandwidth": got, "target": limit,
+                     "target_label": f"≤ {limit:.1f} MiB/s"})  # fmt: skip
+        for group in ("group 2", "group 3", "group 4"):
+            rows.append({"case": case, "group": group, "bandwidth": 30.0, "target": no_limit,
+                         "target_label": f"≤ {no_limit:.1f} MiB/s"})  # fmt: skip
+    svg = figures.stacked_bandwidth(pd.DataFrame(rows), unit="MiB/s")
+    tallest = 18.8 + 3 * 30.0
+    ticks = numbers(svg)
+    assert tallest <= max(ticks) < 1.5 * tallest  # the axis: the bars, not 9,536.7
+    words = texts(svg)
+    assert words.count("↑ 3 above the axis:") == 2  # one per bar, the values below it
+    assert words.count("≤ 9536.7 MiB/s") == 2
+    assert {"≤ 9.5 MiB/s", "≤ 19.1 MiB/s"} <= set(words)  # limits within reach: dashes
+
+
+def path_moves(svg: str, gid: str) -> int:
+    """How many separate pieces (SVG `M` commands) the line of the series `gid` has."""
+    root = ET.fromstring(svg)
+    for group in root.iter(f"{SVG}g"):
+        if group.get("id") == gid:
+            return sum(path.get("d", "").count("M") for path in group.iter(f"{SVG}path"))
+    raise AssertionError(f"no element {gid} in the chart")
+
+
+def test_a_second_without_operations_is_a_gap_in_the_p99_line():
+    # A node outage: seconds 20-24 completed nothing, so they have no latency at all.
+    nan = float("nan")
+    p99 = [5.0 if not 20 <= s < 25 else nan for s in range(60)]
+    ops = [1000.0 if not 20 <= s < 25 else 0.0 for s in range(60)]
+    svg = figures.time_series(pd.DataFrame({"second": range(60), "ops_per_s": ops, "p99_ms": p99}))
+    assert path_moves(svg, "p99-latency") == 2  # the p99 line: before and after the gap
+    assert min(numbers(svg)) >= 0
+    whole = figures.time_series(
+        pd.DataFrame({"second": range(60), "ops_per_s": ops, "p99_ms": [5.0] * 60})
+    )
+    assert path_moves(whole, "p99-latency") == 1
+
+
+def test_charts_are_drawn_for_the_pages_width():
+    # The report's column is about 1,040 px wide (max-width 1100 px less padding); a chart
+    # drawn much narrower and stretched would blow its text up, one left narrow wastes it.
+    svg = figures.throughput_vs_threads(threads_frame())
+    width = float(re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', svg).group(1))
+    assert 960 <= width * 96 / 72 <= 1100

@@ -7,8 +7,11 @@ from datetime import datetime
 
 import pytest
 from report_fixtures import DATA, results_folder
+from test_report_figures import path_moves
 
 from contio.engine_result import read_result
+from contio.report.detail_sections import time_series_section
+from contio.report.experiment import Experiment
 from contio.report.raw_documents import cell_time_series, operation_rates, repetition_events
 from contio.results import load
 
@@ -69,3 +72,26 @@ def test_a_repetition_without_events_has_none(tmp_path):
     runs = load(folder)
     assert repetition_events(folder, runs[runs["repetition"] == 1]) == []
     assert not list((DATA / "scaling").rglob("events.json"))
+
+
+def test_a_second_without_operations_has_no_p99_and_the_chart_leaves_a_gap(tmp_path):
+    # The recorded node stop did not starve the writer; a real outage does. Seconds 6-8 of
+    # repetition 2 are rewritten as the engine records a second in which nothing
+    # completed (ops 0, no operation type: `SecondSummary::default`).
+    folder = results_folder("events", tmp_path)
+    runs = load(folder)
+    phases = runs[runs["repetition"] == 2]
+    raw = folder / phases["raw_json"].iloc[0]
+    doc = json.loads(raw.read_text())
+    for entry in doc["timeseries"]:
+        if 6 <= entry["t"] <= 8:
+            entry["ops"], entry["by_type"] = 0, {}
+    raw.write_text(json.dumps(doc))
+    series = cell_time_series(folder, phases).set_index("second")
+    outage = series.loc[6:8]
+    assert (outage["ops_per_s"] == 0).all()
+    assert outage["p99_ms"].isna().all()  # no latency, rather than a latency of 0
+    assert (series.drop(index=[6, 7, 8])["p99_ms"] > 0).all()
+    [block] = time_series_section(Experiment.read(folder)).blocks
+    svg = block[block.index("<svg") : block.index("</svg>") + 6]
+    assert path_moves(svg, "p99-latency") == 2  # the line stops at 5 s, resumes at 9 s

@@ -7,7 +7,12 @@ import pytest
 from scipy import stats as scipy_stats
 
 from contio.errors import StatisticsInputError
-from contio.stats import against_baseline, paired_relative_difference, relative_difference
+from contio.stats import (
+    against_baseline,
+    paired_relative_difference,
+    relative_difference,
+    relative_sentence,
+)
 
 LOCAL = [10120.0, 9875.3, 10240.8, 9990.4, 10050.1]
 HYPERCONVERGED = [10802.2, 10610.9, 10915.4, 10700.0, 10833.5, 10650.7]
@@ -74,8 +79,48 @@ def test_one_repetition_gives_the_estimate_without_interval():
 
 
 def test_interval_is_unbounded_when_the_baseline_mean_is_not_distinct_from_zero():
-    diff = relative_difference([10.0, 11.0, 9.0], [2.0, -1.5, 1.0, -1.0, 0.4])
-    assert math.isinf(diff.low) or math.isinf(diff.high)
+    # One repetition of the baseline hit an outage: its mean is not told apart from 0, so
+    # no finite ratio bounds the interval, and the difference says so instead of a number.
+    diff = relative_difference([1000.0, 1100.0, 900.0], [1200.0, 60.0, 1500.0], "B", "A")
+    assert diff.unbounded and math.isinf(diff.high)
+    assert diff.low == -1.0  # a throughput falls by 100% at most
+    assert diff.note == "A is not distinguishable from 0"
+    assert relative_sentence(diff) == (
+        "B is 9% (interval unbounded: A is not distinguishable from 0) faster than A, "
+        "p = 0.873 (not significant)"
+    )
+
+
+# Reconstructions of what issue 12 saw: two repetitions of the mixed (or B) side, whose
+# Fieller set reached below R = 0 — a drop of more than 100%.
+MIXED, STANDALONE = [225.0, 275.0], [945.0, 1000.0, 1055.0]  # printed "75% (59% to 106%)"
+COMPARE_B, COMPARE_A = [140.0, 860.0], [732.0, 1000.0, 1268.0]  # printed "-250% to 124%"
+
+
+def test_a_level_not_distinguishable_from_zero_stops_at_minus_100_percent():
+    diff = relative_difference(COMPARE_B, COMPARE_A, "B", "A")
+    assert diff.estimate == pytest.approx(-0.5)
+    assert diff.low == -1.0 and diff.high == pytest.approx(1.24, abs=0.005)
+    assert diff.note == "B is not distinguishable from 0"
+    # The upper bound is still Fieller's: Welch's test of B against A scaled by it.
+    scaled = np.asarray(COMPARE_A) * (1 + diff.high)
+    p = scipy_stats.ttest_ind(COMPARE_B, scaled, equal_var=False).pvalue
+    assert p == pytest.approx(0.05, abs=1e-9)
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_no_interval_reaches_below_minus_100_percent(paired):
+    rng = np.random.default_rng(3)
+    compare = paired_relative_difference if paired else relative_difference
+    for _ in range(300):
+        n = int(rng.integers(2, 6))
+        level = np.abs(rng.normal(50.0, 60.0, n))  # spreads of up to ~ the mean
+        baseline = np.abs(rng.normal(100.0, 80.0, n))
+        diff = compare(level, baseline)
+        assert diff.low >= -1.0 and diff.high > diff.low
+        assert diff.unbounded == diff.note.startswith("baseline"), diff
+        if not diff.unbounded:  # Fieller's interval inverts the test beside it
+            assert diff.significant == (diff.low > 0 or diff.high < 0), diff
 
 
 def test_bad_input_names_the_argument():
@@ -85,6 +130,8 @@ def test_bad_input_names_the_argument():
         relative_difference([], [1.0], level_name="dispersed")
     with pytest.raises(StatisticsInputError, match="^confidence"):
         relative_difference([1.0], [1.0], confidence=1.5)
+    with pytest.raises(StatisticsInputError, match="^local: contains negative values"):
+        relative_difference([1.0, 2.0], [3.0, -1.0], baseline_name="local")
 
 
 def test_every_level_against_a_named_baseline():

@@ -112,3 +112,25 @@ def test_p_value_wording(p):
     from contio.stats.sentence import _p_clause
 
     assert _p_clause(p) == (", p = 0.200" if p > 0.001 else ", p < 0.001")
+
+
+def test_a_degradation_never_exceeds_100_percent():
+    # Issue 12 saw "75% (95% CI 59% to 106%)": two mixed repetitions (225, 275 ops/s)
+    # whose mean is not told apart from 0, so Fieller's set reached below a ratio of 0.
+    mixed = degradation([225.0, 275.0], [945.0, 1000.0, 1055.0], "read")
+    assert mixed.high == 1.0 and mixed.low == pytest.approx(0.589, abs=0.001)
+    assert degradation_sentence(mixed) == (
+        "read loses 75% (95% CI 59% to 100%; read in the mix is not distinguishable from 0) "
+        "of its standalone throughput, p < 0.001"
+    )
+    unbounded = degradation([500.0, 520.0, 480.0], [1200.0, 60.0, 1500.0], "write")
+    assert degradation_sentence(unbounded).startswith(
+        "write loses 46% (interval unbounded: write alone is not distinguishable from 0) of its"
+    )
+
+
+def test_a_value_short_of_100_percent_never_prints_as_100():
+    # 993 ops/s against 2.8 M is 99.96% slower, not stopped: "100.0%" would say it was.
+    assert magnitude_with_interval(0.9996, 0.9995, 0.9997, 0.95) == "99.96% ± 0.01%"
+    assert magnitude_with_interval(0.9994, 0.9992, 0.9996, 0.95) == "99.94% ± 0.02%"
+    assert magnitude_with_interval(0.75, 0.59, 1.0, 0.95) == "75% (95% CI 59% to 100%)"

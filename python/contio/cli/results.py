@@ -13,7 +13,7 @@ from contio.cli import cli
 from contio.errors import UsageError
 from contio.results_index import INDEX_FILE, ResultsIndex
 from contio.summary import summarize
-from contio.tables import comparison_table, results_table
+from contio.tables import comparison_table, headline, mix_table, results_table
 
 
 def folder_analysis(folder: Path) -> Analysis:
@@ -41,6 +41,12 @@ def results(folder: Path) -> None:
     comparison = comparison_table(summaries, folder_analysis(folder))
     if comparison is not None:
         console.print(comparison)
+    mixes = mix_table(summaries)
+    if mixes is not None:
+        console.print(mixes)
+    found = headline(summaries, folder_analysis(folder))
+    if found is not None:
+        console.print(found, highlight=False, markup=False, soft_wrap=True)
     done = sum(1 for c in cells if c["status"] == "done")
     skipped = sum(1 for c in cells if c["status"] == "skipped")
     failed = sum(1 for c in cells if c["status"] == "failed")

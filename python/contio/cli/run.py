@@ -13,7 +13,7 @@ from contio.cli import cli
 from contio.errors import ContioError, Interrupted
 from contio.runner import Runner
 from contio.spec import ExperimentSpec, read_default_spec, read_spec_file
-from contio.tables import comparison_table, results_table
+from contio.tables import comparison_table, headline, mix_table, results_table
 
 PROFILE_HELP = "Profile of the spec to run (for example tiny, small, paper)."
 
@@ -80,6 +80,12 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
     comparison = comparison_table(outcome.summaries, analysis)
     if comparison is not None:
         console.print(comparison)
+    mixes = mix_table(outcome.summaries)
+    if mixes is not None:
+        console.print(mixes)
+    found = headline(outcome.summaries, analysis)
+    if found is not None:
+        console.print(found, highlight=False, markup=False, soft_wrap=True)
     console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
     write_final_report(outcome.folder.path)
     failed = [s for s in outcome.summaries if s.status == "failed"]

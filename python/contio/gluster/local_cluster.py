@@ -297,9 +297,13 @@ class LocalCluster:
         command.run(["rm", "-rf", "--one-file-system", "--", path])
 
     def describe(self) -> dict[str, Any]:
+        """What the cluster is, as built: its config (so a run on a cluster that was up
+        records the cluster's subnet and disk size, not the backend's unused defaults),
+        bridge, and per node its namespace, address, glusterd state and brick disks."""
         return {
             "kind": "local",
             "name": self.state.config.name,
+            "config": self.state.config.model_dump(mode="json"),
             "bridge": self.state.bridge,
             "host_address": self.state.host_address,
             "nodes": [

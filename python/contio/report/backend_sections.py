@@ -1,11 +1,12 @@
 """Sections that compare backends: throughput against threads (000, Fig. 3–5), t-tests in
 002's Table 1 layout and its read/write bars.
 
-Cells are grouped by every varying factor other than the backend (and the thread
-count for the line chart); within a group every backend is tested against the
-baseline the spec's `analysis` names (default: the first backend), with the t-test it
-names: `paired` matches repetitions by number, `welch` (default) takes them as
-independent runs (`contio.backend_comparison`).
+What is compared is the backend, or with one backend the target (the default
+experiment's `lsm` and `btree`: `Experiment.compared_factor`). Cells are grouped by every
+other varying factor (and the thread count for the line chart); within a group every
+level is tested against the baseline the spec's `analysis` names (default: the first),
+with the t-test it names: `paired` matches repetitions by number, `welch` (default) takes
+them as independent runs (`contio.backend_comparison`).
 """
 
 from __future__ import annotations
@@ -25,22 +26,24 @@ MAX_FIGURES = 40
 
 
 def throughput_section(exp: Experiment) -> Section:
-    """One chart per group of cells that differ in threads: a line per backend, CI bands."""
+    """One chart per group of cells that differ in threads: a line per backend (with one
+    backend: per target), CI bands."""
     section = Section("throughput-vs-threads", "Throughput against threads")
     done = exp.done()
     if done.empty or "threads" not in exp.varying(done):
         return section
-    others = [f for f in exp.varying(done) if f not in ("threads", "backend")]
+    series = exp.compared_factor() or "backend"
+    others = [f for f in exp.varying(done) if f not in ("threads", series)]
     for levels, part in groups(done, others)[:MAX_FIGURES]:
         if part["threads"].nunique() < 2:
             continue
-        data = part.assign(backend=part["backend"].astype(str))
+        data = part.assign(backend=part[series].astype(str))
         title = group_label(levels, others)
-        svg = figures.throughput_vs_threads(data, title=title)
+        svg = figures.throughput_vs_threads(data, title=title, series=series)
         section.blocks.append(
             figure(svg, "throughput-vs-threads", f"ops/s mean and 95% CI band; {title}")
         )
-    section.intro = "One line per backend; the band is the 95% confidence interval of the mean."
+    section.intro = f"One line per {series}; the band is the 95% confidence interval of the mean."
     return section
 
 
@@ -71,20 +74,23 @@ def _samples(reps: pd.DataFrame, cell_key: str, column: str) -> dict[int, float]
 
 
 def backend_tests_section(exp: Experiment) -> Section:
-    """t-tests of every backend against the baseline (002's Table 1) and read/write bars."""
+    """t-tests of every backend (with one backend: target) against the baseline (002's
+    Table 1) and read/write bars."""
     section = Section("t-tests", "Backends compared: t-tests, reads and writes")
     done = exp.done()
-    if done.empty or "backend" not in exp.varying(done):
+    factor = exp.compared_factor()
+    if done.empty or factor is None:
         return section
+    section.title = f"{factor.capitalize()}s compared: t-tests, reads and writes"
     analysis = exp.analysis
     reps = _rates_by_repetition(exp)
-    others = [f for f in exp.varying(done) if f != "backend"]
+    others = [f for f in exp.varying(done) if f != factor]
     rows: list[TTestRow] = []
     bars = []
     for levels, part in groups(done, others):
         experiment = group_label(levels, others)
-        backends = list(dict.fromkeys(part["backend"].astype(str)))
-        keys = dict(zip(part["backend"].astype(str), part["cell_key"]))
+        backends = list(dict.fromkeys(part[factor].astype(str)))
+        keys = dict(zip(part[factor].astype(str), part["cell_key"]))
         bar_rows = []
         for backend in backends:
             for name, column in OPERATIONS[1:]:
@@ -97,7 +103,7 @@ def backend_tests_section(exp: Experiment) -> Section:
                     )  # fmt: skip
         if bar_rows:
             bars.append((experiment, pd.DataFrame(bar_rows)))
-        baseline = analysis.baseline_of(backends)
+        baseline = analysis.baseline_of(backends, factor)
         for backend in backends:
             if baseline is None or backend == baseline:
                 continue
@@ -112,7 +118,11 @@ def backend_tests_section(exp: Experiment) -> Section:
                     continue  # fewer than two repetitions (pairs) on a side
                 rows.append(TTestRow(experiment, name, result))
     if rows:
-        named = "the spec's baseline" if analysis.baseline else "the first backend"
+        named = (
+            "the spec's baseline"
+            if analysis.baseline and factor == "backend"
+            else f"the first {factor}"
+        )
         pairing = (
             "repetitions matched by number"
             if analysis.paired
@@ -121,7 +131,7 @@ def backend_tests_section(exp: Experiment) -> Section:
         section.blocks.append(
             t_test_table(
                 rows,
-                f"{analysis.test_name}s of each backend minus the baseline ({named}), "
+                f"{analysis.test_name}s of each {factor} minus the baseline ({named}), "
                 f"{pairing}, per repetition sums over containers; sig. is the two-sided p",
             )
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from contio.report.backend_sections import backend_tests_section, throughput_section
 from contio.report.compare import compare, comparison_section
-from contio.report.conclusions import headlines, warnings
+from contio.report.conclusions import headline, headlines, warnings
 from contio.report.detail_sections import isolation_section, time_series_section
 from contio.report.experiment import Experiment
 from contio.report.output import check_output, write_output
@@ -66,7 +66,7 @@ def build_report(folder: Path, compare_with: Path | None = None) -> str:
     exp = Experiment.read(folder)
     scaling = scaling_results(exp)
     mixes = mix_results(exp)
-    sections = [summary_section(exp, headlines(exp, scaling, mixes), warnings(exp))]
+    sections = [summary_section(exp, headlines(exp, scaling, mixes), warnings(exp), headline(exp))]
     if compare_with is not None:
         sections.append(comparison_section(compare(Experiment.read(compare_with), exp)))
     sections += [

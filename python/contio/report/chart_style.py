@@ -35,7 +35,10 @@ RC = {
 }
 P = ParamSpec("P")
 
-FIGURE_SIZE = (7.0, 4.2)  # inches; 700 × 420 px at 100 dpi
+FIGURE_SIZE = (10.4, 4.8)
+"""Inches: 749 × 346 pt, about the report's 1,040-px text column (`contio.report.page`),
+where the page's CSS stretches every chart to the column's width; so text keeps about
+its size there."""
 
 
 @dataclass(frozen=True)
@@ -89,9 +92,12 @@ def labels(values: Iterable[object]) -> list[str]:
 
 
 def new_figure(ncols: int = 1, nrows: int = 1, sharex: bool = False) -> tuple[Figure, list]:
-    """A figure with a grid of axes (returned flat, row by row) and light grid lines."""
-    width = FIGURE_SIZE[0] * (1 if ncols == 1 else 0.8 * ncols)
-    fig = Figure(figsize=(width, FIGURE_SIZE[1]), layout="constrained")
+    """A figure with a grid of axes (returned flat, row by row) and light grid lines.
+
+    Always the page's width (panels side by side share it); rows add height.
+    """
+    height = FIGURE_SIZE[1] * (1 if nrows == 1 else 0.75 * nrows)
+    fig = Figure(figsize=(FIGURE_SIZE[0], height), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, sharex=sharex).ravel().tolist()
     for ax in axes:
         ax.grid(True, color="#dddddd", linewidth=0.6)

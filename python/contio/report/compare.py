@@ -2,8 +2,9 @@
 
 Cells are common when every factor level is the same (the cell key of the results
 index). For each, B's cumulative ops/s against A's as a relative difference with its
-Fieller interval, and Welch's p of "no difference" (`contio.stats.relative`);
-repetitions of two experiments are independent runs.
+Fieller interval (never below −100%; "interval unbounded", with the reason, when A's
+ops/s are not distinguishable from 0), and Welch's p of "no difference"
+(`contio.stats.relative`); repetitions of two experiments are independent runs.
 """
 
 from __future__ import annotations
@@ -77,7 +78,9 @@ def difference_text(diff: RelativeDifference | None) -> tuple[str, str, str]:
     if diff is None:
         return "–", "–", "no data on a side"
     low, high = diff.low, diff.high
-    change = magnitude_with_interval(diff.estimate, low, high, diff.confidence, diff.has_interval)
+    change = magnitude_with_interval(
+        diff.estimate, low, high, diff.confidence, diff.has_interval, diff.note
+    )
     change = change if change.startswith("-") else f"+{change}"
     if not diff.has_interval:
         return change, "n/a", "one repetition on a side"

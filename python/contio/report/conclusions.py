@@ -1,10 +1,14 @@
 """The report's headline conclusions and warnings, as sentences from the statistics.
 
-Headlines: each backend against the baseline (the spec's `analysis.baseline`, else the
-first backend; relative difference with its Fieller interval and p, paired or Welch as
-`analysis.t_test` says, `contio.stats.relative_sentence`), the saturation point and
-valley of each scaling series, degradation and fairness of each mix. Significant
-differences come first, largest first.
+The headline: the largest significant difference between backends (with one backend:
+targets) against the baseline, or that none is significant (`contio.backend_comparison.
+headline_text`, which `contio run` and `contio results` print too).
+
+Conclusions: each backend (or target) against the baseline (the spec's
+`analysis.baseline`, else the first; relative difference with its Fieller interval and
+p, paired or Welch as `analysis.t_test` says, `contio.stats.relative_sentence`), the
+saturation point and valley of each scaling series, degradation and fairness of each
+mix (`contio.mix_comparison`). Significant differences come first, largest first.
 
 Warnings: cells that did not finish (skipped or failed, with the reason the runner
 recorded; never run or interrupted), failed operations, confidence intervals wider than
@@ -16,8 +20,14 @@ from __future__ import annotations
 
 import math
 
-from contio.backend_comparison import ComparedCell, compare_backends
-from contio.report.experiment import NO_CONTROLS, Experiment, group_label
+from contio.backend_comparison import (
+    BackendComparison,
+    ComparedCell,
+    compare_backends,
+    headline_text,
+)
+from contio.backend_comparison import headline as pick_headline
+from contio.report.experiment import NO_CONTROLS, Experiment
 from contio.report.scaling_sections import MixResult, ScalingResult
 from contio.stats import (
     RelativeDifference,
@@ -32,37 +42,53 @@ from contio.stopping import repetitions_for
 MAX_HEADLINES = 12
 
 
-def backend_differences(exp: Experiment) -> list[tuple[RelativeDifference, str]]:
-    """Every backend against the baseline, per group of the other varying factors."""
-    done = exp.done()
-    if done.empty or "backend" not in exp.varying(done):
-        return []
-    cells = [
+def _compared_cells(exp: Experiment) -> list[ComparedCell]:
+    return [
         ComparedCell(
             {f: row[f] for f in exp.factors if f in row},
             dict(zip(row["sample_repetitions"], row["samples"])),
         )
-        for _, row in done.iterrows()
+        for _, row in exp.done().iterrows()
     ]
-    found = []
-    for item in compare_backends(cells, exp.analysis):
-        context = f"for {group_label(item.group, list(item.group))}" if item.group else ""
-        found.append((item.relative, context))
-    return found
+
+
+def comparisons(exp: Experiment) -> list[BackendComparison]:
+    """Every backend (with one backend: every target) against the baseline, per group of
+    the other varying factors (`contio.backend_comparison`)."""
+    if exp.done().empty:
+        return []
+    return compare_backends(_compared_cells(exp), exp.analysis)
+
+
+def backend_differences(exp: Experiment) -> list[tuple[RelativeDifference, str]]:
+    """Every comparison's relative difference and its context ("for workload=…")."""
+    return [(item.relative, item.context) for item in comparisons(exp)]
+
+
+def headline(exp: Experiment) -> str | None:
+    """The report's headline: the largest significant difference, or that there is none
+    (`contio.backend_comparison.headline_text`, as `contio run` prints it)."""
+    return headline_text(comparisons(exp), exp.analysis)
 
 
 def headlines(exp: Experiment, scaling: list[ScalingResult], mixes: list[MixResult]) -> list[str]:
-    """At most `MAX_HEADLINES` sentences, significant and large differences first."""
+    """At most `MAX_HEADLINES` sentences, significant and large differences first (the
+    largest significant difference is the headline, stated apart: left out here)."""
     ranked: list[tuple[float, str]] = []
-    for diff, context in backend_differences(exp):
-        weight = abs(diff.estimate) + (10 if diff.significant else 0)
-        ranked.append((weight, relative_sentence(diff, context)))
+    found = comparisons(exp)
+    top = pick_headline(found)
+    for item in found:
+        if item is top:
+            continue
+        weight = item.size + (10 if item.relative.significant else 0)
+        ranked.append((weight, relative_sentence(item.relative, item.context)))
     for result in scaling:
         context = f"for {result.title}"
         if result.valley is not None:
-            ranked.append((5.0, valley_sentence(result.valley, context=context)))
+            ranked.append((5.0, _capitalised(valley_sentence(result.valley, context=context))))
         if result.saturation is not None:
-            ranked.append((4.0, saturation_sentence(result.saturation, context=context)))
+            text = saturation_sentence(result.saturation, context=context)
+            ranked.append((4.0, _capitalised(text)))
     for mix in mixes:
         context = f"in {mix.title}"
         if mix.fairness is not None:
@@ -70,7 +96,16 @@ def headlines(exp: Experiment, scaling: list[ScalingResult], mixes: list[MixResu
         for item in mix.degradations:
             ranked.append((abs(item.fraction) + 3, degradation_sentence(item, context)))
     ranked.sort(key=lambda pair: -pair[0])
-    return [text[:1].upper() + text[1:] for _, text in ranked[:MAX_HEADLINES]]
+    return [text for _, text in ranked[:MAX_HEADLINES]]
+
+
+def _capitalised(text: str) -> str:
+    """A sentence that starts with contio's own word ("throughput …"), capitalised.
+
+    Sentences that start with a level or application name are left as they are: the
+    name is the user's, and "b&x" must not become "B&x".
+    """
+    return text[:1].upper() + text[1:]
 
 
 SHORT_PHASE_S = 0.5
@@ -118,6 +153,37 @@ def _missing_documents(exp: Experiment) -> list[str]:
     ]
 
 
+def _local_dir_levels(spec: dict) -> list[str]:
+    """Backend levels of type local-dir (the older single `backend` is named by its type)."""
+    definitions = spec.get("backends") or {}
+    if not definitions:
+        single = spec.get("backend") or {"type": "local-dir"}
+        definitions = {str(single.get("type", "local-dir")): single}
+    return [name for name, d in definitions.items() if (d or {}).get("type") == "local-dir"]
+
+
+def _page_cache(exp: Experiment) -> list[str]:
+    """YCSB cells on a host directory whose page cache was kept: say what they measured."""
+    if exp.spec.get("drop_caches") or exp.runs.empty or "iops" not in exp.runs:
+        return []
+    ycsb = exp.runs[(exp.runs["status"] == "ok") & exp.runs["iops"].isna()]
+    levels = sorted(set(_local_dir_levels(exp.spec)) & set(ycsb.get("backend", []).astype(str)))
+    if not levels:
+        return []
+    which = (
+        f"backend {levels[0]} is a directory"
+        if len(levels) == 1
+        else f"backends {', '.join(levels)} are directories"
+    )
+    text = (
+        f"{which} of this host whose page cache was kept (drop_caches: false): data that "
+        "fits in memory was read from the page cache and writes reached it first, so the "
+        "results compare the targets' code paths (CPU, memory, system calls) more than "
+        "the storage device under them"
+    )
+    return [text]
+
+
 def warnings(exp: Experiment) -> list[str]:
     """What a reader must know before trusting the figures."""
     found = []
@@ -133,6 +199,7 @@ def warnings(exp: Experiment) -> list[str]:
             found.append(f"{where}: {cell['failed_operations']} operations failed")
     found += _short_phases(exp)
     found += _missing_documents(exp)
+    found += _page_cache(exp)
     failed = exp.runs[exp.runs["status"] != "ok"] if not exp.runs.empty else exp.runs
     if not failed.empty:
         found.append(f"{len(failed)} run phases ended without status ok (left out)")

@@ -145,7 +145,8 @@ def time_series_section(exp: Experiment) -> Section:
         summary = f"cell {cell['cell_index']}: {cell['label']} (repetition {repetition})"
         caption = (
             "ops/s summed over containers; p99 of the slowest operation type and container "
-            "in each second" + _outside_note(events, length)
+            "in each second (none, a gap, in a second without a completed operation)"
+            + _outside_note(events, length)
         )
         section.blocks.append(details(summary, figure(svg, "time-series", caption)))
     if len(done) > MAX_TIME_SERIES and section.blocks:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from contio.backend_comparison import Analysis
+from contio.backend_comparison import COMPARED_FACTORS, Analysis
 from contio.errors import ResultsFolderError
 from contio.results import load
 from contio.results_index import INDEX_FILE, ResultsIndex
@@ -61,6 +61,8 @@ class Experiment:
     """One row per cell (`cell_table`)."""
     factors: list[str] = field(default_factory=list)
     """Factor names in cell order (`backend`, `target`, `workload`/`mix`, …)."""
+    cell_records: list[dict[str, Any]] = field(default_factory=list)
+    """The results index's cells as stored (`ResultsIndex.cells()`: levels as a dict)."""
 
     @classmethod
     def read(cls, folder: Path) -> Experiment:
@@ -90,6 +92,7 @@ class Experiment:
             runs=runs,
             cells=cell_table(cells, runs, factors),
             factors=factors,
+            cell_records=cells,
         )
 
     @property
@@ -107,6 +110,12 @@ class Experiment:
     def done(self) -> pd.DataFrame:
         """The cells with at least one completed repetition."""
         return self.cells[self.cells["repetitions"] > 0]
+
+    def compared_factor(self) -> str | None:
+        """What the t-tests and conclusions compare against a baseline: `backend` when the
+        done cells have two or more backends, else `target` with two or more targets."""
+        varying = self.varying(self.done())
+        return next((f for f in COMPARED_FACTORS if f in varying), None)
 
     @property
     def analysis(self) -> Analysis:

@@ -53,11 +53,16 @@ def _categories(values: pd.Series) -> list[object]:
 
 @black_and_white
 def throughput_vs_threads(
-    data: pd.DataFrame, title: str = "", unit: str = "ops/s", x_column: str = "threads"
+    data: pd.DataFrame,
+    title: str = "",
+    unit: str = "ops/s",
+    x_column: str = "threads",
+    series: str = "backend",
 ) -> str:
     """Mean throughput against client threads, one line per backend, 95% CI as a band.
 
-    Columns: `backend`, `threads` (or `x_column`), `mean`, `ci_low`, `ci_high` (in `unit`).
+    Columns: `backend` (the series: the lines are named by `series`, e.g. `target`),
+    `threads` (or `x_column`), `mean`, `ci_low`, `ci_high` (in `unit`).
     """
     _require(data, ["backend", x_column, "mean", "ci_low", "ci_high"], "throughput_vs_threads")
     fig, (ax,) = new_figure()
@@ -74,7 +79,7 @@ def throughput_vs_threads(
     ax.set_xlabel(f"{label(x_column)} (count)")
     ax.set_ylabel(f"throughput ({label(unit)})")
     ax.set_ylim(bottom=0)
-    ax.legend(title="backend (band: 95% CI)")
+    ax.legend(title=f"{label(series)} (band: 95% CI)")
     ax.set_title(label(title))
     return to_svg(fig)
 
@@ -183,8 +188,9 @@ def mix_bars(data: pd.DataFrame, jain: dict[str, float] | None = None, title: st
     """Each application's throughput in each mix as a percentage of its standalone throughput.
 
     Columns: `mix`, `application`, `mean`, `ci_low`, `ci_high`, `standalone_mean` (any
-    unit, the same within an application). Bars are labelled with the degradation;
-    `jain` maps a mix to its fairness index, shown under the mix's name.
+    unit, the same within an application; `ci_high` NaN: no upper bound, no error bar
+    above). Bars are labelled with the degradation; `jain` maps a mix to its fairness
+    index, shown under the mix's name.
     """
     columns = ["mix", "application", "mean", "ci_low", "ci_high", "standalone_mean"]
     _require(data, columns, "mix_bars")
@@ -205,12 +211,43 @@ def mix_bars(data: pd.DataFrame, jain: dict[str, float] | None = None, title: st
     ax.set_xticks(np.arange(len(mixes)), ticks)
     ax.set_xlabel("mix")
     ax.set_ylabel("throughput (% of standalone)")
-    ax.set_ylim(
-        0, max(110.0, float(np.nanmax(100 * data["ci_high"] / data["standalone_mean"])) + 15)
-    )
+    highs = (100 * data["ci_high"] / data["standalone_mean"]).to_numpy(dtype=float)
+    highs = highs[np.isfinite(highs)]  # no upper bound: an unbounded interval
+    ax.set_ylim(0, max(110.0, float(highs.max()) + 15 if highs.size else 0.0))
     ax.legend(title="application (error bar: 95% CI)")
     ax.set_title(label(title))
     return to_svg(fig)
+
+
+LABEL_BOX = {"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none"}
+BEYOND_AXIS = 1.5
+"""A target more than this many times the tallest bar is marked at the top edge instead:
+a throttle set far above what anything reached ("no limit" as 10 GB/s) would otherwise
+set the axis and flatten every measured bar."""
+
+
+def _targets_by_case(
+    data: pd.DataFrame, cases: list[object], groups: list[object]
+) -> list[list[tuple[float, str]]]:
+    """Per case, (the target's height in the stack, its label) of every group with one."""
+    found: list[list[tuple[float, str]]] = [[] for _ in cases]
+    if "target" not in data:
+        return found
+    bottom = np.zeros(len(cases))
+    for group in groups:
+        rows = data[data["group"] == group].groupby("case", sort=False)
+        values = rows["bandwidth"].sum().reindex(cases).fillna(0).to_numpy(dtype=float)
+        targets = rows["target"].first().reindex(cases).to_numpy(dtype=float)
+        texts = (
+            rows["target_label"].first().reindex(cases).fillna("").tolist()
+            if "target_label" in data
+            else [""] * len(cases)
+        )
+        for i, (target, text) in enumerate(zip(targets, texts)):
+            if not math.isnan(target):
+                found[i].append((bottom[i] + target, str(text)))
+        bottom += values
+    return found
 
 
 @black_and_white
@@ -227,42 +264,50 @@ def stacked_bandwidth(
     (`unit`); optional `target` (`unit`, NaN for none): what the group's control
     asks — a throttle's limit, or a weight's share of the bar — drawn as a black
     dash across the bar at the group's segment bottom plus the target, with its
-    `target_label` (e.g. "≤ 10.0", "w 50: 50%") beside it.
+    `target_label` (e.g. "≤ 10.0", "w 50: 50%") beside it. The axis follows the
+    measurements: a target beyond `BEYOND_AXIS` × the tallest bar is not drawn at its
+    height but listed at the top edge of its bar with an arrow ("↑ ≤ 9,536.7 MiB/s").
     """
     _require(data, ["case", "group", "bandwidth"], "stacked_bandwidth")
     cases, groups = _categories(data["case"]), _categories(data["group"])
     fig, (ax,) = new_figure()
     bottom = np.zeros(len(cases))
-    marked = False
     for group, style in zip(groups, series_styles(len(groups))):
         rows = data[data["group"] == group].groupby("case", sort=False)
         values = rows["bandwidth"].sum().reindex(cases).fillna(0).to_numpy(dtype=float)
         ax.bar(np.arange(len(cases)), values, 0.6, bottom=bottom, label=label(group),
                **style.bar_kwargs())  # fmt: skip
-        if "target" in data:
-            targets = rows["target"].first().reindex(cases).to_numpy(dtype=float)
-            texts = (
-                rows["target_label"].first().reindex(cases)
-                if "target_label" in data
-                else pd.Series([""] * len(cases), index=cases)
-            )
-            for i, (target, text) in enumerate(zip(targets, texts)):
-                if math.isnan(target):
-                    continue
-                y = bottom[i] + target
-                ax.hlines(y, i - 0.38, i + 0.38, colors="black", linestyles="--", linewidth=1.5,
-                          label=None if marked else "target (throttle limit or weight share)")  # fmt: skip
-                marked = True
-                if isinstance(text, str) and text:
-                    ax.annotate(label(text), (i + 0.38, y), xytext=(3, 0),
-                                textcoords="offset points", va="center", fontsize=7)  # fmt: skip
         bottom += values
+    tallest = float(bottom.max()) if len(bottom) and bottom.max() > 0 else 1.0
+    targets = _targets_by_case(data, cases, groups)
+    within = [y for found in targets for y, _ in found if y <= BEYOND_AXIS * tallest]
+    top = 1.12 * max([tallest, *within])
+    marked = False
+    for i, found in enumerate(targets):
+        beyond = sorted({text or "target" for y, text in found if y > BEYOND_AXIS * tallest})
+        for y, text in found:
+            if y > BEYOND_AXIS * tallest:
+                continue
+            ax.hlines(y, i - 0.38, i + 0.38, colors="black", linestyles="--", linewidth=1.5,
+                      label=None if marked else "target (throttle limit or weight share)")  # fmt: skip
+            marked = True
+            if text:  # on white: a low limit's label may reach into the next bar
+                ax.annotate(label(text), (i + 0.38, y), xytext=(3, 0), bbox=LABEL_BOX,
+                            textcoords="offset points", va="center", fontsize=7)  # fmt: skip
+        if beyond:
+            count = sum(1 for y, _ in found if y > BEYOND_AXIS * tallest)
+            ax.annotate(
+                label(f"↑ {count} above the axis:\n{', '.join(beyond)}"), (i, top),
+                xytext=(0, -4), textcoords="offset points", ha="center", va="top", fontsize=7,
+                bbox=LABEL_BOX,
+            )  # fmt: skip
+            marked = True
     ax.set_xticks(np.arange(len(cases)), [label(c) for c in cases])
     # Room right of the last bar for its target labels.
     ax.set_xlim(-0.6, len(cases) - 0.4 + (0.5 if marked else 0.0))
     ax.set_xlabel(label(case_title))
     ax.set_ylabel(f"{label(quantity)} ({label(unit)})")
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, top)
     ax.legend(title="group", loc="upper left", bbox_to_anchor=(1.01, 1))
     ax.set_title(label(title))
     return to_svg(fig)
@@ -297,17 +342,18 @@ def time_series(
 ) -> str:
     """Ops/s (top) and p99 latency (bottom) per second of one cell, events as vertical lines.
 
-    Columns: `second` (since the start), `ops_per_s`, `p99_ms`. `events` are
+    Columns: `second` (since the start), `ops_per_s`, `p99_ms` (NaN in a second without
+    operations: the p99 line has a gap there, not a fall to 0). `events` are
     (second, label) pairs such as (30, "node 2 stopped").
     """
     _require(data, ["second", "ops_per_s", "p99_ms"], "time_series")
     rows = data.sort_values("second")
     fig, (top, bottom) = new_figure(nrows=2, sharex=True)
     ops, p99 = series_styles(2)
-    top.plot(rows["second"], rows["ops_per_s"], label="throughput", **{**ops.line_kwargs(),
-             "marker": None})  # fmt: skip
-    bottom.plot(rows["second"], rows["p99_ms"], label="p99 latency", **{**p99.line_kwargs(),
-                "marker": None})  # fmt: skip
+    top.plot(rows["second"], rows["ops_per_s"], label="throughput", gid="throughput",
+             **{**ops.line_kwargs(), "marker": None})  # fmt: skip
+    bottom.plot(rows["second"], rows["p99_ms"], label="p99 latency", gid="p99-latency",
+                **{**p99.line_kwargs(), "marker": None})  # fmt: skip
     for second, text in events:
         for ax_ in (top, bottom):
             ax_.axvline(second, color="black", linestyle=":", linewidth=1)

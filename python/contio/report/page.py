@@ -22,7 +22,7 @@ th, td { border: 1px solid #bbb; padding: .25em .6em; text-align: left; vertical
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: 600; padding: .3em 0; }
 tr.significant td { font-weight: 600; }
-figure.chart { margin: 1em 0 2em; } figure.chart svg { max-width: 100%; height: auto; }
+figure.chart { margin: 1em 0 2em; } figure.chart svg { width: 100%; height: auto; }
 figcaption { font-size: .9em; color: #333; margin-top: .3em; }
 ul.warnings li { margin: .2em 0; } ul.warnings { border-left: 4px solid #444;
        padding-left: 1.6em; background: #f3f3f3; }
@@ -31,6 +31,7 @@ pre { background: #f6f6f6; padding: .8em; overflow-x: auto; font-size: .85em; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .15em 1em; }
 dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
 nav ul { columns: 2; } .note { color: #444; font-size: .92em; }
+p.headline { font-size: 1.1em; font-weight: 600; border-left: 4px solid #111; padding: .3em .8em; }
 """
 
 _XML_PROLOGUE = re.compile(r"^.*?(?=<svg\b)", re.DOTALL)

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,9 @@ def cell_time_series(folder: Path, phases: pd.DataFrame) -> pd.DataFrame:
     `phases` are that repetition's run rows (one per container). ops/s is summed over
     containers (a last partial second scaled to its length, dropped under a quarter
     second); p99 is the highest of the operation types' and containers' p99 in
-    that second (the slowest thing a client saw).
+    that second (the slowest thing a client saw), NaN in a second in which no
+    operation completed (a node outage): there is no latency to draw, and a chart
+    leaves a gap rather than a fall to 0.
     """
     ops: dict[int, float] = {}
     p99: dict[int, float] = {}
@@ -79,14 +82,19 @@ def cell_time_series(folder: Path, phases: pd.DataFrame) -> pd.DataFrame:
             if covered < MIN_PARTIAL_SECOND:
                 continue
             ops[second] = ops.get(second, 0.0) + float(entry.get("ops", 0)) / covered
-            worst = [float(v.get("p99", 0)) for v in (entry.get("by_type") or {}).values()]
-            p99[second] = max([p99.get(second, 0.0), *worst])
+            worst = [
+                float(v.get("p99", 0))
+                for v in (entry.get("by_type") or {}).values()
+                if int(v.get("count", 0)) > 0
+            ]
+            if worst:
+                p99[second] = max([p99.get(second, 0.0), *worst])
     seconds = sorted(ops)
     return pd.DataFrame(
         {
             "second": seconds,
             "ops_per_s": [ops[s] for s in seconds],
-            "p99_ms": [p99.get(s, 0.0) / 1000 for s in seconds],
+            "p99_ms": [p99[s] / 1000 if s in p99 else math.nan for s in seconds],
         }
     )
 

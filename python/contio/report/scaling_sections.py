@@ -2,30 +2,28 @@
 valley (Fig. 3, 5–7), p95 latency against containers (Fig. 4), and heterogeneous
 mixes against standalone with degradation and Jain's fairness (Fig. 8–11).
 
-A mix's application is identified by what its containers ran (workload on target);
-container k of a cell with `containers` = c per application belongs to the
-application (k − 1) // c of the mix. Its standalone throughput is the cell whose mix
-has that application alone, with every other level equal (the same count).
+Mixes against standalone come from `contio.mix_comparison` (the numbers summary.csv
+and `contio results` print too).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pandas as pd
 
 from contio.errors import StatisticsInputError
+from contio.mix_comparison import MixComparison, compare_mixes
 from contio.report import figures
 from contio.report.experiment import Experiment, group_label, groups
 from contio.report.page import Section, figure
 from contio.stats import (
+    Degradation,
     MixFairness,
     Saturation,
     Valley,
-    confidence_interval,
-    degradation,
     find_valley,
-    mix_fairness,
     saturation_point,
 )
 
@@ -119,27 +117,40 @@ def latency_section(exp: Experiment, results: list[ScalingResult]) -> Section:
 
 @dataclass(frozen=True)
 class MixResult:
-    """One heterogeneous cell: each application's throughput against its standalone."""
+    """One heterogeneous cell against standalone (`contio.mix_comparison`), for the report."""
 
     title: str
-    mix: str
-    rows: pd.DataFrame
-    """`application`, `mean`, `ci_low`, `ci_high`, `standalone_mean`."""
-    fairness: MixFairness | None
-    degradations: list
+    comparison: MixComparison
 
+    @property
+    def mix(self) -> str:
+        return self.comparison.mix
 
-def _applications(exp: Experiment, cell: pd.Series) -> list[tuple[str, list[float]]]:
-    """(workload on target, per-repetition ops/s) for each application of a mix cell."""
-    per_app = int(cell["containers"]) if "containers" in cell else 1
-    rows = exp.runs[(exp.runs["cell_key"] == cell["cell_key"]) & (exp.runs["status"] == "ok")]
-    rows = rows.assign(part=(rows["container"] - 1) // per_app)
-    found = []
-    for _part, mine in rows.groupby("part", sort=True):
-        name = f"{mine['workload'].iloc[0]} on {mine['target'].iloc[0]}"
-        sums = mine.groupby("repetition")["steady_ops_per_sec"].sum()
-        found.append((name, [float(v) for v in sums]))
-    return found
+    @property
+    def fairness(self) -> MixFairness | None:
+        return self.comparison.fairness
+
+    @property
+    def degradations(self) -> list[Degradation]:
+        return [m.degradation for m in self.comparison.members]
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """The chart's rows: `application`, `mean`, `ci_low`, `ci_high`, `standalone_mean`,
+        `mix`; the interval is the degradation's (of mixed / standalone), so the error
+        bars are the intervals the conclusions state (none above an unbounded one)."""
+        entries = []
+        for member in self.comparison.members:
+            alone, lost = member.standalone_mean, member.degradation
+            low = high = member.mixed_mean
+            if lost.relative.has_interval:
+                low = (1 - lost.high) * alone
+                high = (1 - lost.low) * alone if math.isfinite(lost.low) else math.nan
+            entries.append(
+                {"application": member.name, "mean": member.mixed_mean, "ci_low": low,
+                 "ci_high": high, "standalone_mean": alone, "mix": self.mix}
+            )  # fmt: skip
+        return pd.DataFrame(entries)
 
 
 def mix_results(exp: Experiment) -> list[MixResult]:
@@ -147,41 +158,11 @@ def mix_results(exp: Experiment) -> list[MixResult]:
     done = exp.done()
     if done.empty or "mix" not in exp.factors:
         return []
-    others = [f for f in exp.factors if f not in ("mix",) and f in done]
-    apps = {row["cell_key"]: _applications(exp, row) for _, row in done.iterrows()}
-    alone: dict[tuple, tuple[str, list[float]]] = {}
-    for _, row in done.iterrows():
-        if len(apps[row["cell_key"]]) == 1:
-            name, samples = apps[row["cell_key"]][0]
-            key = (name, *(str(row[f]) for f in others))
-            alone[key] = (str(row["mix"]), samples)
-    found = []
-    for _, row in done.iterrows():
-        members = apps[row["cell_key"]]
-        if len(members) < 2:
-            continue
-        entries, pairs, degradations = [], {}, []
-        for name, mixed in members:
-            standalone = alone.get((name, *(str(row[f]) for f in others)))
-            if standalone is None or not mixed:
-                continue
-            label, base = standalone
-            ci = confidence_interval(mixed, 0.95) if len(mixed) >= 2 else None
-            center = sum(mixed) / len(mixed)
-            entries.append(
-                {"application": label, "mean": center, "ci_low": ci.low if ci else center,
-                 "ci_high": ci.high if ci else center, "standalone_mean": sum(base) / len(base)}
-            )  # fmt: skip
-            pairs[label] = (mixed, base)
-            degradations.append(degradation(mixed, base, label))
-        if not entries:
-            continue
-        fairness = mix_fairness(pairs) if len(pairs) >= 2 else None
-        varying = [f for f in exp.varying(done) if f != "mix"]
-        title = f"{row['mix']} · {group_label(row, varying)}"
-        frame = pd.DataFrame(entries).assign(mix=str(row["mix"]))
-        found.append(MixResult(title, str(row["mix"]), frame, fairness, degradations))
-    return found
+    varying = [f for f in exp.varying(done) if f != "mix"]
+    return [
+        MixResult(f"{found.mix} · {group_label(found.levels, varying)}", found)
+        for found in compare_mixes(exp.cell_records, exp.runs.to_dict("records"))
+    ]
 
 
 def mix_section(exp: Experiment, results: list[MixResult]) -> Section:
@@ -197,7 +178,8 @@ def mix_section(exp: Experiment, results: list[MixResult]) -> Section:
         section.blocks.append(
             figure(
                 svg, "mix-bars",
-                f"each application's ops/s in the mix as % of standalone, 95% CI; {rest}",
+                f"each application's ops/s in the mix as % of standalone, 95% CI of the "
+                f"ratio; {rest}",
             )
         )  # fmt: skip
     if section.blocks:

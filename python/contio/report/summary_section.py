@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from html import escape
+from typing import Any
 
 from contio.report.experiment import Experiment
 from contio.report.page import Section, bullet_list, details, table
@@ -35,16 +36,53 @@ def _dates(exp: Experiment) -> tuple[str, str]:
     return first, last
 
 
+CLUSTER_BUILD_OPTIONS = ("nodes", "disks_per_node", "disk_size", "subnet")
+"""Options of a gluster level that only say how to build a cluster that is not up: with
+a named cluster that was up (or an SSH inventory) they are the defaults, not what ran."""
+
+
+def _cluster_text(cluster: dict[str, Any]) -> str:
+    """The cluster a gluster level used, from what its run recorded (`describe()`)."""
+    nodes = [n for n in cluster.get("nodes") or [] if isinstance(n, dict)]
+    config = cluster.get("config") or {}
+    where = ", ".join(str(n.get("address") or n.get("host") or "?") for n in nodes)
+    if cluster.get("kind") == "ssh":
+        return f"SSH inventory {cluster.get('inventory', '?')}: {len(nodes)} nodes ({where})"
+    disks = {len(n.get("brick_disks") or []) for n in nodes}
+    fstypes = sorted({str(d.get("fstype")) for n in nodes for d in n.get("brick_disks") or []
+                      if isinstance(d, dict) and d.get("fstype")})  # fmt: skip
+    each = [*fstypes, *([str(config["disk_size"])] if config.get("disk_size") else [])]
+    text = f"local cluster {cluster.get('name', '?')!r}: {len(nodes)} nodes ({where})"
+    if len(disks) == 1:
+        (count,) = disks
+        text += f", {count} brick disk{'s' if count != 1 else ''} each"
+        text += f" ({', '.join(each)})" if each else ""
+    if config.get("subnet"):
+        text += f", subnet {config['subnet']}"
+    return text
+
+
 def _describe(description: object) -> str:
     if description is None:
         return ""
-    if isinstance(description, dict):
-        return ", ".join(f"{k}: {json.dumps(v, default=str)}" for k, v in description.items())
-    return str(description)
+    if not isinstance(description, dict):
+        return str(description)
+    cluster = description.get("cluster")
+    parts = []
+    for key, value in description.items():
+        if key == "options" and isinstance(value, dict) and isinstance(cluster, dict):
+            value = {k: v for k, v in value.items() if k not in CLUSTER_BUILD_OPTIONS}
+        if key == "cluster" and isinstance(value, dict):
+            parts.append(f"cluster: {_cluster_text(value)}")
+            continue
+        parts.append(f"{key}: {json.dumps(value, default=str)}")
+    return ", ".join(parts)
 
 
-def summary_section(exp: Experiment, headlines: list[str], warnings: list[str]) -> Section:
-    """Spec, backends, host, versions, dates; headline conclusions; warnings."""
+def summary_section(
+    exp: Experiment, headlines: list[str], warnings: list[str], headline: str | None = None
+) -> Section:
+    """Spec, backends, host, versions, dates; the headline, conclusions; warnings."""
     cells = exp.cells
     done = int((cells["status"] == "done").sum()) if not cells.empty else 0
     skipped = int((cells["status"] == "skipped").sum()) if not cells.empty else 0
@@ -69,6 +107,8 @@ def summary_section(exp: Experiment, headlines: list[str], warnings: list[str]) 
             + [(name, exp.host.get(key)) for name, key in HOST_FACTS]
         )
     )
+    if headline:
+        section.blocks.append(f'<p class="headline">{escape(headline)}</p>')
     if headlines:
         section.blocks.append("<h3>Conclusions</h3>" + bullet_list(headlines, "headlines"))
     if warnings:

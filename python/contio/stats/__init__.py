@@ -8,7 +8,14 @@
 - `sentence`: any of these as a sentence for a report.
 """
 
-from contio.stats.fairness import Degradation, MixFairness, degradation, jain_index, mix_fairness
+from contio.stats.fairness import (
+    Degradation,
+    MixFairness,
+    degradation,
+    fairness_of,
+    jain_index,
+    mix_fairness,
+)
 from contio.stats.interval import ConfidenceInterval, confidence_interval, mean, stdev
 from contio.stats.relative import (
     RelativeDifference,
@@ -40,6 +47,7 @@ __all__ = [
     "confidence_interval",
     "degradation",
     "degradation_sentence",
+    "fairness_of",
     "fairness_sentence",
     "find_valley",
     "format_p",

@@ -28,7 +28,11 @@ from contio.stats.relative import RelativeDifference, relative_difference
 
 @dataclass(frozen=True)
 class Degradation:
-    """The fraction of its standalone throughput an application loses in a mix (0.5 = 50%)."""
+    """The fraction of its standalone throughput an application loses in a mix (0.5 = 50%).
+
+    `high` is at most 1 (all of it); `low` is −inf when the standalone throughput is not
+    distinguishable from 0 (`relative.note` says so).
+    """
 
     application: str
     fraction: float
@@ -53,7 +57,9 @@ def degradation(
     confidence: float = 0.95,
 ) -> Degradation:
     """1 − mean(mixed) / mean(standalone), with its interval (repetitions of each)."""
-    rel = relative_difference(mixed, standalone, f"{application} mixed", application, confidence)
+    rel = relative_difference(
+        mixed, standalone, f"{application} in the mix", f"{application} alone", confidence
+    )
     return Degradation(
         application=application,
         fraction=-rel.estimate,
@@ -91,6 +97,16 @@ class MixFairness:
         return max(self.degradations, key=lambda d: d.fraction)
 
 
+def fairness_of(degradations: Sequence[Degradation]) -> MixFairness:
+    """Jain's index over what each application of a mix retained (a gain counts as kept,
+    a loss of everything as 0); `StatisticsInputError` with fewer than two, or when
+    every application lost everything."""
+    if len(degradations) < 2:
+        raise StatisticsInputError("applications", "a mix needs at least two applications")
+    retained = [max(d.retained, 0.0) for d in degradations]
+    return MixFairness(tuple(degradations), jain_index(retained))
+
+
 def mix_fairness(
     applications: Mapping[str, tuple[Sequence[float], Sequence[float]]],
     confidence: float = 0.95,
@@ -98,8 +114,9 @@ def mix_fairness(
     """Fairness of a mix: `applications` maps a name to (mixed, standalone) repetitions."""
     if len(applications) < 2:
         raise StatisticsInputError("applications", "a mix needs at least two applications")
-    found = tuple(
-        degradation(mixed, alone, name, confidence) for name, (mixed, alone) in applications.items()
+    return fairness_of(
+        [
+            degradation(mixed, alone, name, confidence)
+            for name, (mixed, alone) in applications.items()
+        ]
     )
-    retained = [max(d.retained, 0.0) for d in found]
-    return MixFairness(found, jain_index(retained))

@@ -17,9 +17,17 @@ from contio.stats.ttest import TTestResult, format_p
 from contio.stats.valley import Valley
 
 
-def _decimals(*fractions: float) -> int:
+def _decimals(*fractions: float, shown: tuple[float, ...] = ()) -> int:
+    """0, or 1 below 1%; more while a value (of `fractions` or `shown`) short of 100%
+    would print as 100% (a throughput 99.96% lower is not 0)."""
     finite = [abs(f) for f in fractions if math.isfinite(f) and f != 0]
-    return 1 if finite and min(finite) < 0.01 else 0
+    places = 1 if finite and min(finite) < 0.01 else 0
+    every = finite + [abs(f) for f in shown if math.isfinite(f)]
+    while places < 4 and any(
+        f != 1 and f"{f * 100:.{places}f}" == f"{100:.{places}f}" for f in every
+    ):
+        places += 1
+    return places
 
 
 def _pct(fraction: float, decimals: int) -> str:
@@ -27,19 +35,34 @@ def _pct(fraction: float, decimals: int) -> str:
 
 
 def magnitude_with_interval(
-    magnitude: float, low: float, high: float, confidence: float, has_interval: bool = True
+    magnitude: float,
+    low: float,
+    high: float,
+    confidence: float,
+    has_interval: bool = True,
+    note: str = "",
 ) -> str:
-    """ "12% ± 3%" or "12% (95% CI 9% to 16%)" for a magnitude and its interval (fractions)."""
+    """ "12% ± 3%" or "12% (95% CI 9% to 16%)" for a magnitude and its interval (fractions).
+
+    `note` says why a bound is where the data cannot place it (`RelativeDifference.note`):
+    "75% (95% CI 59% to 100%; MySQL in the mix is not distinguishable from 0)"; an
+    infinite bound is written "interval unbounded: <note>".
+    """
     if not has_interval:
         return _pct(magnitude, _decimals(magnitude))
     below, above = magnitude - low, high - magnitude
     if math.isinf(low) or math.isinf(high):
-        return f"{_pct(magnitude, _decimals(magnitude))} (interval unbounded)"
-    places = _decimals(magnitude, below, above)
+        why = f": {note}" if note else ""
+        return f"{_pct(magnitude, _decimals(magnitude))} (interval unbounded{why})"
+    places = _decimals(magnitude, below, above, shown=(low, high))
     if f"{below * 100:.{places}f}" == f"{above * 100:.{places}f}":
-        return f"{_pct(magnitude, places)} ± {_pct(below, places)}"
+        text = f"{_pct(magnitude, places)} ± {_pct(below, places)}"
+        return f"{text} ({note})" if note else text
     level = f"{confidence * 100:g}%"
-    return f"{_pct(magnitude, places)} ({level} CI {_pct(low, places)} to {_pct(high, places)})"
+    why = f"; {note}" if note else ""
+    return (
+        f"{_pct(magnitude, places)} ({level} CI {_pct(low, places)} to {_pct(high, places)}{why})"
+    )
 
 
 def _p_clause(p: float) -> str:
@@ -68,7 +91,9 @@ def relative_sentence(
     sign = 1 if diff.estimate >= 0 else -1
     magnitude, low, high = sign * diff.estimate, sign * diff.low, sign * diff.high
     low, high = min(low, high), max(low, high)
-    amount = magnitude_with_interval(magnitude, low, high, diff.confidence, diff.has_interval)
+    amount = magnitude_with_interval(
+        magnitude, low, high, diff.confidence, diff.has_interval, diff.note
+    )
     text = f"{diff.level} is {amount} {word} than {diff.baseline}{_tail(context)}"
     if not diff.has_interval:
         return text + " (one repetition on a side, no interval)"
@@ -90,16 +115,22 @@ def t_test_sentence(result: TTestResult, unit: str = "", context: str = "") -> s
     )
 
 
-def degradation_sentence(item: Degradation, context: str = "") -> str:
-    """ "MySQL loses 50% ± 4% of its standalone throughput in the mix, p < 0.001"."""
+def degradation_change(item: Degradation) -> str:
+    """ "loses 50% ± 4%" (or "gains …"): a degradation with its interval, as the sentence
+    and `contio results` state it."""
     sign = 1 if item.fraction >= 0 else -1
     low, high = sorted((sign * item.low, sign * item.high))
     amount = magnitude_with_interval(
-        sign * item.fraction, low, high, item.confidence, item.relative.has_interval
-    )
-    verb = "loses" if item.fraction >= 0 else "gains"
-    text = f"{item.application} {verb} {amount} of its standalone throughput{_tail(context)}"
-    return text + _p_clause(item.p)
+        sign * item.fraction, low, high, item.confidence, item.relative.has_interval,
+        item.relative.note,
+    )  # fmt: skip
+    return f"{'loses' if item.fraction >= 0 else 'gains'} {amount}"
+
+
+def degradation_sentence(item: Degradation, context: str = "") -> str:
+    """ "MySQL loses 50% ± 4% of its standalone throughput in the mix, p < 0.001"."""
+    text = f"{item.application} {degradation_change(item)} of its standalone throughput"
+    return text + _tail(context) + _p_clause(item.p)
 
 
 def fairness_sentence(mix: MixFairness, context: str = "") -> str:
@@ -127,7 +158,7 @@ def valley_sentence(valley: Valley, unit: str = "containers", context: str = "")
     """ "throughput falls 45% ± 8% from 3 to 4 containers and climbs again at 6 containers"."""
     depth = valley.depth
     amount = magnitude_with_interval(
-        -depth.estimate, -depth.high, -depth.low, depth.confidence, depth.has_interval
+        -depth.estimate, -depth.high, -depth.low, depth.confidence, depth.has_interval, depth.note
     )
     text = f"throughput falls {amount} from {valley.peak_level:g} to {valley.bottom_level:g} {unit}"
     if valley.recovered:
