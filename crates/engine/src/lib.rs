@@ -3,6 +3,7 @@
 //! The engine never orchestrates: it takes arguments, runs one phase, and writes
 //! a versioned JSON result (see `docs/engine-interface.md`). Python drives it.
 
+pub mod binding;
 pub mod cli;
 pub mod client;
 pub mod error;
