@@ -9,6 +9,7 @@ pub mod client;
 pub mod error;
 pub mod fileio;
 pub mod generator;
+pub mod launcher;
 pub mod measure;
 pub mod properties;
 pub mod result;
