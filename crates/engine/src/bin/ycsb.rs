@@ -24,7 +24,7 @@ fn find_engine() -> Result<PathBuf, Vec<PathBuf>> {
     let beside = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(|dir| dir.join(ENGINE)));
-    let on_path = std::env::var_os("PATH")
+    let on_path: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).map(|d| d.join(ENGINE)).collect())
         .unwrap_or_default();
     for candidate in beside.into_iter().chain(on_path) {
