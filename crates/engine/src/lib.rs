@@ -3,11 +3,13 @@
 //! The engine never orchestrates: it takes arguments, runs one phase, and writes
 //! a versioned JSON result (see `docs/engine-interface.md`). Python drives it.
 
+pub mod binding;
 pub mod cli;
 pub mod client;
 pub mod error;
 pub mod fileio;
 pub mod generator;
+pub mod launcher;
 pub mod measure;
 pub mod properties;
 pub mod result;

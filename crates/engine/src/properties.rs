@@ -26,6 +26,11 @@ impl Properties {
         self.values.insert(key.into(), value.into());
     }
 
+    /// Removes `key`, returning its value if it was set.
+    pub fn remove(&mut self, key: &str) -> Option<String> {
+        self.values.remove(key)
+    }
+
     /// Parses a `key=value` override as given to `-p`.
     pub fn set_pair(&mut self, pair: &str) -> Result<(), PropertyError> {
         match pair.split_once('=') {

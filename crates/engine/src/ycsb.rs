@@ -5,14 +5,16 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::binding;
 use crate::cli::{PhaseArgs, PropertySource};
 use crate::client::{run_phase, ClientConfig, PhaseStatus, StartBarrier, StopFlag};
 use crate::error::{EngineError, PropertyError, TargetError};
+use crate::measure::text_raw;
 use crate::measure::{text, Measurements};
 use crate::properties::{closest, Properties};
 use crate::result::{PhaseFacts, ResultDocument};
 use crate::target::{self, TargetInfo};
-use crate::workload::{properties as core_props, CoreConfig, CoreWorkload};
+use crate::workload::{properties as core_props, CoreConfig, CoreWorkload, Phase};
 
 /// Property files and overrides merged in command-line order.
 pub fn assemble(sources: &[PropertySource]) -> Result<Properties, PropertyError> {
@@ -104,18 +106,50 @@ fn effective_properties(
     all
 }
 
+/// The target a phase drives: `-db`/`TARGET`, else the `db` property, else
+/// YCSB's default BasicDB; YCSB binding classes map to contio targets.
+fn resolve_target(args: &PhaseArgs, props: &Properties) -> Result<TargetInfo, EngineError> {
+    let db = args
+        .db
+        .as_deref()
+        .or_else(|| props.get("db").map(str::trim))
+        .unwrap_or(binding::DEFAULT_CLASS);
+    let names: Vec<&str> = target::registry().iter().map(|t| t.name).collect();
+    let name = binding::target_for(db, props, &names)?;
+    Ok(target::find(&name)?)
+}
+
+/// `-load`/`-t` (or `load`/`run`), else `dotransactions` (default true), as YCSB.
+fn resolve_phase(args: &PhaseArgs, props: &Properties) -> Result<Phase, PropertyError> {
+    if let Some(phase) = args.phase {
+        return Ok(phase);
+    }
+    Ok(if props.bool_or("dotransactions", true)? {
+        Phase::Run
+    } else {
+        Phase::Load
+    })
+}
+
 /// Runs a `load` or `run` command; returns the exit code (0 ok, 1 failed or interrupted).
 pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
-    let info = target::find(&args.target)?;
-    let props = assemble(&args.sources)?;
+    let mut props = assemble(&args.sources)?;
+    let info = resolve_target(args, &props)?;
+    let phase = resolve_phase(args, &props)?;
+    let binding_warnings = binding::translate(info.name, &mut props)?;
     check_names(&props, &info)?;
+    for warning in binding_warnings {
+        eprintln!("contio-engine: warning: {warning}");
+    }
     for key in props.keys().filter(|k| core_props::NO_EFFECT.contains(k)) {
         eprintln!("contio-engine: warning: property '{key}' has no effect in contio");
     }
     let core = CoreConfig::from_properties(&props)?;
-    let client = ClientConfig::from_properties(&props, args.show_status)?;
+    let mut client = ClientConfig::from_properties(&props, args.show_status)?;
+    // With the JSON on stdout, stdout carries nothing else.
+    client.status_to_stdout &= args.json.as_deref() != Some("-");
     let barrier = StartBarrier::from_properties(&props)?;
-    let workload = CoreWorkload::new(core.clone(), args.phase)?;
+    let workload = CoreWorkload::new(core.clone(), phase)?;
     check_output(args.json.as_deref())?;
     let stop = StopFlag::on_signals().map_err(|e| TargetError::Failed {
         target: "engine".into(),
@@ -141,7 +175,7 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
             // The target could not start: still leave a result saying why.
             let facts = PhaseFacts {
                 kind: "ycsb",
-                phase: args.phase.name(),
+                phase: phase.name(),
                 target: info.name,
                 target_description: serde_json::Value::Null,
                 properties: effective_properties(&props, &core, &client),
@@ -160,11 +194,11 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
     };
     eprintln!(
         "Starting {} phase: {} thread(s) against target '{}'",
-        args.phase.name(),
+        phase.name(),
         client.threads,
         info.name
     );
-    let outcome = run_phase(args.phase, &workload, driver.as_ref(), &client, &stop);
+    let outcome = run_phase(phase, &workload, driver.as_ref(), &client, &stop);
     let (mut status, mut error) = (outcome.status, outcome.error);
     if let Err(e) = driver.close() {
         if status == PhaseStatus::Ok {
@@ -176,7 +210,7 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
     let doc = ResultDocument::new(
         PhaseFacts {
             kind: "ycsb",
-            phase: args.phase.name(),
+            phase: phase.name(),
             target: info.name,
             target_description: driver.describe(),
             properties: effective_properties(&props, &core, &client),
@@ -189,23 +223,66 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
         },
         &outcome.measurements,
     );
+    let m = &outcome.measurements;
     let summary = text::render(
         runtime_ms,
         doc.throughput_ops_per_sec,
-        &outcome.measurements,
-        &client.percentiles,
+        m,
+        &client.measurement,
     );
-    match args.json.as_deref() {
-        Some("-") => eprint!("{summary}"),
-        _ => print!("{summary}"),
-    }
+    let raw_error = write_text(args, &client, m, outcome.started_at, summary);
     if let Some(path) = args.json.as_deref() {
         doc.write(path)?;
+    }
+    let hdr_error = m.hdr_log_error.as_deref().map(|e| {
+        let (path, reason) = e.split_once(": ").unwrap_or((e, ""));
+        (path.to_string(), reason.to_string())
+    });
+    if let Some(e) = raw_error.or(hdr_error) {
+        return Err(EngineError::Output {
+            path: e.0,
+            reason: e.1,
+        });
     }
     if let Some(e) = &error {
         eprintln!("contio-engine: phase {}: {e}", status.name());
     }
     Ok(if status == PhaseStatus::Ok { 0 } else { 1 })
+}
+
+/// Prints the summary (stdout, or stderr with `-json -`) and the raw data of
+/// `raw` measurements, where YCSB puts them: on stdout before the summary, or
+/// appended to `measurement.raw.output_file`. Returns the file that could not be written.
+fn write_text(
+    args: &PhaseArgs,
+    client: &ClientConfig,
+    m: &Measurements,
+    started_at: std::time::SystemTime,
+    summary: String,
+) -> Option<(String, String)> {
+    let config = &client.measurement;
+    let mut text = text_raw::destination_lines(m, config);
+    let mut error = None;
+    if config.kind.keeps_raw() {
+        let started_ms = started_at
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let data = text_raw::data_lines(m, config, started_ms);
+        match &config.raw_output {
+            Some(path) => {
+                if let Err(e) = text_raw::append_to(path, &data) {
+                    error = Some((path.display().to_string(), e.to_string()));
+                }
+            }
+            None => text.push_str(&data),
+        }
+    }
+    text.push_str(&summary);
+    match args.json.as_deref() {
+        Some("-") => eprint!("{text}"),
+        _ => print!("{text}"),
+    }
+    error
 }
 
 /// `contio-engine targets`: each target, its summary and its properties.

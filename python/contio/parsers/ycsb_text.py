@@ -24,7 +24,7 @@ _LATENCY_NAMES = {
     "MinLatency(us)": "min",
     "MaxLatency(us)": "max",
 }
-_PERCENTILE = re.compile(r"^(?P<p>\d+(?:\.\d+)?)(?:st|nd|rd|th)PercentileLatency\(us\)$")
+_PERCENTILE = re.compile(r"^(?P<p>\d+(?:\.\d+)?)(?:st|nd|rd|th)?PercentileLatency\(us\)$")
 
 
 class YcsbTextError(ContioError):

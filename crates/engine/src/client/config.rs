@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::error::PropertyError;
+use crate::measure::{MeasurementConfig, MeasurementType};
 use crate::properties::Properties;
 
 /// Most client threads accepted (each is an OS thread).
@@ -22,8 +23,12 @@ pub struct ClientConfig {
     pub status_interval: Duration,
     /// Print status lines (`-s`).
     pub show_status: bool,
-    /// Percentiles printed in the text summary (`hdrhistogram.percentiles`).
-    pub percentiles: Vec<f64>,
+    /// Also print status lines on stdout (YCSB does for `timeseries`).
+    pub status_to_stdout: bool,
+    /// Status line prefix (`-l LABEL`).
+    pub label: String,
+    /// `measurementtype` and its properties.
+    pub measurement: MeasurementConfig,
     /// Also measure from intended start times when throttled (`measurement.interval` ≠ op).
     pub measure_intended: bool,
 }
@@ -53,6 +58,7 @@ impl ClientConfig {
             "a non-negative integer (seconds; 0 = no limit)",
         )?;
         let interval = p.choice_or("measurement.interval", "both", &["op", "intended", "both"])?;
+        let measurement = MeasurementConfig::from_properties(p)?;
         Ok(Self {
             threads,
             target_ops_per_sec: p.parse_or(
@@ -63,25 +69,10 @@ impl ClientConfig {
             max_execution_time: (max_secs > 0).then(|| Duration::from_secs(max_secs)),
             status_interval: Duration::from_secs(status_secs),
             show_status,
-            percentiles: percentiles(p)?,
+            status_to_stdout: measurement.kind == MeasurementType::TimeSeries,
+            label: p.get("label").unwrap_or("").to_string(),
+            measurement,
             measure_intended: interval != "op",
         })
     }
-}
-
-fn percentiles(p: &Properties) -> Result<Vec<f64>, PropertyError> {
-    let Some(raw) = p.get("hdrhistogram.percentiles") else {
-        return Ok(crate::measure::text::DEFAULT_PERCENTILES.to_vec());
-    };
-    let expected = "a comma-separated list of percentiles in (0, 100], e.g. 95,99";
-    raw.split(',')
-        .map(|part| match part.trim().parse::<f64>() {
-            Ok(v) if v > 0.0 && v <= 100.0 => Ok(v),
-            _ => Err(PropertyError::BadValue {
-                key: "hdrhistogram.percentiles".into(),
-                value: raw.to_string(),
-                expected: expected.into(),
-            }),
-        })
-        .collect()
 }

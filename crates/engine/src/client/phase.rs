@@ -7,7 +7,9 @@ use std::time::{Duration, Instant, SystemTime};
 use super::config::ClientConfig;
 use super::stop::StopFlag;
 use super::worker::{self, WorkerContext, WorkerOutcome};
-use crate::measure::{Clock, Collector, Measurements, Operation};
+use crate::measure::extras::ExtrasConfig;
+use crate::measure::hdr_log::HdrLog;
+use crate::measure::{Clock, Collector, MeasurementConfig, Measurements, Operation, Reporting};
 use crate::target::TargetDriver;
 use crate::workload::{CoreWorkload, Phase};
 
@@ -52,6 +54,31 @@ pub fn planned_operations(workload: &CoreWorkload, phase: Phase) -> u64 {
     }
 }
 
+/// What the threads keep besides histograms, for the measurement type.
+fn extras(m: &MeasurementConfig) -> ExtrasConfig {
+    ExtrasConfig {
+        series_unit_ns: m
+            .kind
+            .keeps_series()
+            .then(|| m.granularity_ms.saturating_mul(1_000_000)),
+        raw: m.kind.keeps_raw(),
+    }
+}
+
+/// How the collector reports while the phase runs.
+fn reporting(client: &ClientConfig, started_at: SystemTime) -> Reporting {
+    let m = &client.measurement;
+    Reporting {
+        kind: m.kind,
+        label: client.label.clone(),
+        status_to_stdout: client.status_to_stdout,
+        hdr_log: m
+            .hdr_log_prefix
+            .as_ref()
+            .map(|prefix| HdrLog::new(prefix.clone(), started_at)),
+    }
+}
+
 /// Runs `phase` of `workload` against `driver`.
 pub fn run_phase(
     phase: Phase,
@@ -70,10 +97,11 @@ pub fn run_phase(
         client.threads
     };
     let (sink, receiver) = channel();
-    let mut collector = Collector::new(receiver, threads);
     // Created (and the TSC calibrated) before the phase's clock starts.
     let clock = Clock::new();
     let started_at = SystemTime::now();
+    let mut collector =
+        Collector::new(receiver, threads).with_reporting(reporting(client, started_at));
     let origin = Instant::now();
     let origin_tick = clock.now();
     let ctx = WorkerContext {
@@ -87,6 +115,7 @@ pub fn run_phase(
             .map(|d| clock.after(origin_tick, d)),
         stop,
         measure_intended: client.measure_intended,
+        extras: extras(&client.measurement),
     };
     let mut outcomes: Vec<WorkerOutcome> = Vec::with_capacity(threads);
     std::thread::scope(|scope| {

@@ -5,6 +5,7 @@ use super::measured_session::MeasuredSession;
 use super::stop::StopFlag;
 use super::throttle::{sleep_until, Throttle};
 use crate::generator::thread_rng;
+use crate::measure::extras::ExtrasConfig;
 use crate::measure::{Clock, Interval, Recorder, Tick};
 use crate::target::TargetDriver;
 use crate::workload::{CoreWorkload, Phase};
@@ -31,6 +32,8 @@ pub struct WorkerContext<'a> {
     pub deadline: Option<Tick>,
     pub stop: &'a StopFlag,
     pub measure_intended: bool,
+    /// What the recorder keeps besides histograms (timeseries, raw).
+    pub extras: ExtrasConfig,
 }
 
 /// How a thread ended.
@@ -44,7 +47,8 @@ pub struct WorkerOutcome {
 
 /// Runs one thread's plan; always sends the recorder's final interval.
 pub fn run(plan: WorkerPlan, ctx: &WorkerContext<'_>, sink: Sender<Interval>) -> WorkerOutcome {
-    let recorder = Recorder::new(plan.thread, ctx.clock.clone(), ctx.origin, sink);
+    let recorder =
+        Recorder::new(plan.thread, ctx.clock.clone(), ctx.origin, sink).with_extras(ctx.extras);
     let session = match ctx.driver.session() {
         Ok(session) => session,
         Err(e) => {

@@ -11,7 +11,10 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use super::extras::PhaseExtras;
+use super::hdr_log::HdrLog;
 use super::histogram::{add_interval, new_total, IntervalHistogram, TotalHistogram};
+use super::measurement_type::{MeasurementType, Part};
 use super::operation::{Operation, Slot};
 use super::recorder::{Interval, ReturnCounts};
 use super::status_line::{self, StatusInput};
@@ -64,6 +67,10 @@ pub struct Measurements {
     pub returns: Vec<ReturnCounts>,
     /// One entry per second.
     pub timeseries: Vec<SecondSummary>,
+    /// Series sums and raw latencies (timeseries and raw measurement types only).
+    pub extras: PhaseExtras,
+    /// Why the HDR interval logs (`hdrhistogram.fileoutput`) could not be written.
+    pub hdr_log_error: Option<String>,
 }
 
 impl Measurements {
@@ -75,6 +82,8 @@ impl Measurements {
             intended: (0..Slot::COUNT).map(|_| None).collect(),
             returns: vec![[0; Status::ALL.len()]; Operation::COUNT],
             timeseries: Vec::new(),
+            extras: PhaseExtras::default(),
+            hdr_log_error: None,
         }
     }
 
@@ -109,6 +118,29 @@ pub enum Received {
     Done,
 }
 
+/// How the collector reports while it runs: status lines and HDR interval logs.
+pub struct Reporting {
+    /// `measurementtype`: the shape of each measurement's status summary.
+    pub kind: MeasurementType,
+    /// `-l LABEL`: the status lines' prefix.
+    pub label: String,
+    /// Status lines also go to stdout (YCSB does so for `timeseries`).
+    pub status_to_stdout: bool,
+    /// `hdrhistogram.fileoutput`: one interval per status line, and the rest at the end.
+    pub hdr_log: Option<HdrLog>,
+}
+
+impl Default for Reporting {
+    fn default() -> Self {
+        Self {
+            kind: MeasurementType::HdrHistogram,
+            label: String::new(),
+            status_to_stdout: false,
+            hdr_log: None,
+        }
+    }
+}
+
 /// Merges intervals; see the module documentation.
 pub struct Collector {
     receiver: Receiver<Interval>,
@@ -117,6 +149,10 @@ pub struct Collector {
     open: BTreeMap<u64, OpenSecond>,
     closed_through: u64,
     window: StatusWindow,
+    reporting: Reporting,
+    /// The phase start and the start of the current status window.
+    origin: Option<Instant>,
+    window_start: Option<Instant>,
 }
 
 impl Collector {
@@ -129,7 +165,16 @@ impl Collector {
             open: BTreeMap::new(),
             closed_through: 0,
             window: StatusWindow::default(),
+            reporting: Reporting::default(),
+            origin: None,
+            window_start: None,
         }
+    }
+
+    /// Reports status lines and logs as `reporting` says (default: YCSB's hdrhistogram lines).
+    pub fn with_reporting(mut self, reporting: Reporting) -> Self {
+        self.reporting = reporting;
+        self
     }
 
     /// Waits up to `timeout` for an interval and merges it.
@@ -168,6 +213,9 @@ impl Collector {
         }
         for (slot, h) in &interval.intended {
             add_interval(m.intended[*slot].get_or_insert_with(new_total), h);
+        }
+        if let Some(extras) = interval.extras {
+            m.extras.merge(*extras);
         }
         let second = interval.second;
         let late = second < self.closed_through;
@@ -243,6 +291,8 @@ impl Collector {
         planned: u64,
     ) {
         let mut last_status = origin;
+        self.origin = Some(origin);
+        self.window_start = Some(origin);
         // Threads hand their second over at their first operation past it; waiting a
         // little past the boundary lets the line include the second that just ended.
         let grace = Duration::from_millis(100);
@@ -271,6 +321,7 @@ impl Collector {
 
     fn print_status(&mut self, origin: Instant, last: Instant, now: Instant, planned: u64) {
         let window = self.take_window();
+        self.log_window(&window, now);
         let line = status_line::format(&StatusInput {
             now: SystemTime::now(),
             elapsed: now - origin,
@@ -278,8 +329,59 @@ impl Collector {
             planned_operations: planned,
             window_duration: now - last,
             window: &window,
+            kind: self.reporting.kind,
+            label: &self.reporting.label,
         });
         eprintln!("{line}");
+        if self.reporting.status_to_stdout {
+            println!("{line}");
+        }
+    }
+
+    /// The name prefix of the HDR part of each measurement (`Hdr` for two-in-one types).
+    fn hdr_prefix(&self) -> &'static str {
+        self.reporting
+            .kind
+            .parts()
+            .iter()
+            .find(|(_, part)| *part == Part::Hdr)
+            .map_or("", |(prefix, _)| prefix)
+    }
+
+    /// Writes the window ending `now` to the HDR logs, if kept.
+    fn log_window(&mut self, window: &StatusWindow, now: Instant) {
+        let prefix = self.hdr_prefix();
+        let (Some(origin), Some(start)) = (self.origin, self.window_start) else {
+            return;
+        };
+        self.window_start = Some(now);
+        let Some(log) = self.reporting.hdr_log.as_mut() else {
+            return;
+        };
+        for (slot, h) in &window.slots {
+            let name = format!("{prefix}{}", Slot::from_index(*slot).name());
+            log.write(&name, h, start - origin, now - start);
+        }
+    }
+
+    /// Writes what the logs do not hold yet: the last window, and the intended-start
+    /// measurements (whole phase, one interval), then closes them.
+    fn close_logs(&mut self) {
+        let now = Instant::now();
+        let window = self.take_window();
+        self.log_window(&window, now);
+        let prefix = self.hdr_prefix();
+        let Some(mut log) = self.reporting.hdr_log.take() else {
+            return;
+        };
+        let elapsed = self.origin.map_or(Duration::ZERO, |o| now - o);
+        for (slot, h) in self.measurements.intended.iter().enumerate() {
+            if let Some(h) = h {
+                let name = format!("{prefix}Intended-{}", Slot::from_index(slot).name());
+                log.write(&name, h, Duration::ZERO, elapsed);
+            }
+        }
+        self.measurements.hdr_log_error = log.close().err();
     }
 
     /// Closes every second and returns the phase's measurements.
@@ -289,6 +391,8 @@ impl Collector {
         }
         let end = self.open_end();
         self.close_before(end);
+        self.close_logs();
+        self.measurements.extras.finish();
         self.measurements
     }
 }

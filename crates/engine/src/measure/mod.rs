@@ -16,18 +16,25 @@
 //!    `rec.operation_done();` once per workload operation; `rec.finish()` at the end;
 //! 3. main thread: `drop(tx); collector.run_until_done(status_period, started, planned);`
 //!    `let m = collector.finish();` then `crate::result::ResultDocument::new(facts, &m)`
-//!    (set its `io`) and `text::render(runtime_ms, throughput, &m, &percentiles)`.
+//!    (set its `io`) and `text::render(runtime_ms, throughput, &m, &MeasurementConfig::default())`.
 
 pub mod clock;
 pub mod collector;
+pub mod extras;
+pub mod hdr_log;
 pub mod histogram;
+pub mod measurement_type;
 pub mod operation;
 pub mod recorder;
 pub mod report;
 pub mod status_line;
 pub mod text;
+pub mod text_buckets;
+pub mod text_raw;
+pub mod text_series;
 
 pub use clock::{Clock, Tick};
-pub use collector::{Collector, Measurements, Received, SecondStats, SecondSummary};
+pub use collector::{Collector, Measurements, Received, Reporting, SecondStats, SecondSummary};
+pub use measurement_type::{MeasurementConfig, MeasurementType};
 pub use operation::{Operation, Slot};
 pub use recorder::{Interval, Recorder};

@@ -10,6 +10,7 @@ use std::sync::mpsc::Sender;
 use std::time::Duration;
 
 use super::clock::{Clock, Tick};
+use super::extras::{ExtrasConfig, ThreadExtras};
 use super::histogram::{new_interval, record_interval, IntervalHistogram};
 use super::operation::{Operation, Slot};
 use crate::target::Status;
@@ -32,6 +33,8 @@ pub struct Interval {
     pub intended: Vec<(usize, IntervalHistogram)>,
     /// Return codes by operation index.
     pub returns: Vec<(usize, ReturnCounts)>,
+    /// Series sums and raw latencies (only for the measurement types that keep them).
+    pub extras: Option<Box<ThreadExtras>>,
     /// True for the thread's final message.
     pub last: bool,
 }
@@ -47,6 +50,7 @@ pub struct Recorder {
     actual: [Option<IntervalHistogram>; Slot::COUNT],
     intended: [Option<IntervalHistogram>; Slot::COUNT],
     returns: [ReturnCounts; Operation::COUNT],
+    extras: Option<Box<ThreadExtras>>,
     sink: Sender<Interval>,
 }
 
@@ -64,8 +68,15 @@ impl Recorder {
             actual: std::array::from_fn(|_| None),
             intended: std::array::from_fn(|_| None),
             returns: [[0; Status::ALL.len()]; Operation::COUNT],
+            extras: None,
             sink,
         }
+    }
+
+    /// Also keeps what `config` asks for beyond histograms (timeseries, raw).
+    pub fn with_extras(mut self, config: ExtrasConfig) -> Self {
+        self.extras = ThreadExtras::new(config);
+        self
     }
 
     /// Records one call of `op` that returned `status`, ran from `start` to `end`, and
@@ -89,11 +100,26 @@ impl Recorder {
         .index();
         let micros = self.clock.micros_between(start, end);
         record_interval(self.actual[slot].get_or_insert_with(new_interval), micros);
-        if let Some(intended) = intended {
+        let intended_micros = intended.map(|intended| {
             let micros = self.clock.micros_between(intended, end);
             record_interval(self.intended[slot].get_or_insert_with(new_interval), micros);
-        }
+            micros
+        });
         self.returns[op.index()][status.index()] += 1;
+        if self.extras.is_some() {
+            self.record_extras(slot, end, micros, intended_micros);
+        }
+    }
+
+    #[cold]
+    fn record_extras(&mut self, slot: usize, end: Tick, micros: u64, intended: Option<u64>) {
+        let since_origin = self.clock.nanos_between(self.origin, end);
+        if let Some(extras) = self.extras.as_deref_mut() {
+            extras.record(slot, since_origin, micros);
+            if let Some(micros) = intended {
+                extras.record(Slot::COUNT + slot, since_origin, micros);
+            }
+        }
     }
 
     /// Counts one completed workload operation (after its calls were recorded).
@@ -150,6 +176,7 @@ impl Recorder {
             actual: take(&mut self.actual),
             intended: take(&mut self.intended),
             returns,
+            extras: self.extras.as_deref_mut().and_then(ThreadExtras::take),
             last,
         };
         // The collector only goes away when the phase is over; nothing is left to report then.

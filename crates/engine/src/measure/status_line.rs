@@ -1,10 +1,17 @@
 //! Periodic status lines in YCSB's format, for people watching a run:
 //! `2026-11-22 22:30:10:123 10 sec: 123456 operations; 12345.67 current ops/sec; est completion in 5 seconds [READ: Count=…, Max=…, Min=…, Avg=…, 90=…, 99=…, 99.9=…, 99.99=…]`
+//!
+//! Each measurement is summarised as its `measurementtype` does in YCSB:
+//! `[READ: Count=…]` (hdrhistogram), `[READ AverageLatency(us)=…]` (histogram,
+//! timeseries), `READ count: N, average latency(us): X.XX` (raw); the parts of
+//! a two-in-one type are joined by a line break, as YCSB joins them.
 
 use std::fmt::Write as _;
 use std::time::{Duration, SystemTime};
 
 use super::collector::StatusWindow;
+use super::histogram::IntervalHistogram;
+use super::measurement_type::{MeasurementType, Part};
 use super::operation::Slot;
 
 /// Java's `DecimalFormat("#.##")`: at most two decimals, no trailing zeros.
@@ -54,12 +61,42 @@ pub struct StatusInput<'a> {
     pub planned_operations: u64,
     pub window_duration: Duration,
     pub window: &'a StatusWindow,
+    /// `measurementtype`: how each measurement is summarised.
+    pub kind: MeasurementType,
+    /// `-l LABEL`: printed before the timestamp.
+    pub label: &'a str,
+}
+
+/// One part of one measurement's summary.
+fn part_summary(part: Part, name: &str, h: &IntervalHistogram) -> String {
+    match part {
+        Part::Hdr => format!(
+            "[{name}: Count={}, Max={}, Min={}, Avg={}, 90={}, 99={}, 99.9={}, 99.99={}]",
+            h.len(),
+            h.max(),
+            h.min(),
+            format_decimal2(h.mean()),
+            h.value_at_quantile(0.90),
+            h.value_at_quantile(0.99),
+            h.value_at_quantile(0.999),
+            h.value_at_quantile(0.9999)
+        ),
+        Part::Buckets | Part::Series => {
+            format!("[{name} AverageLatency(us)={}]", format_decimal2(h.mean()))
+        }
+        Part::Raw => format!(
+            "{name} count: {}, average latency(us): {:.2}",
+            h.len(),
+            h.mean()
+        ),
+    }
 }
 
 /// The status line (without newline).
 pub fn format(input: &StatusInput<'_>) -> String {
     let mut line = format!(
-        "{} {} sec: {} operations; ",
+        "{}{} {} sec: {} operations; ",
+        input.label,
         timestamp(input.now),
         input.elapsed.as_secs(),
         input.total_operations
@@ -82,19 +119,14 @@ pub fn format(input: &StatusInput<'_>) -> String {
         if h.is_empty() {
             continue;
         }
-        let _ = write!(
-            line,
-            "[{}: Count={}, Max={}, Min={}, Avg={}, 90={}, 99={}, 99.9={}, 99.99={}] ",
-            Slot::from_index(*slot).name(),
-            h.len(),
-            h.max(),
-            h.min(),
-            format_decimal2(h.mean()),
-            h.value_at_quantile(0.90),
-            h.value_at_quantile(0.99),
-            h.value_at_quantile(0.999),
-            h.value_at_quantile(0.9999)
-        );
+        let name = Slot::from_index(*slot).name();
+        let parts: Vec<String> = input
+            .kind
+            .parts()
+            .iter()
+            .map(|(prefix, part)| part_summary(*part, &format!("{prefix}{name}"), h))
+            .collect();
+        let _ = write!(line, "{} ", parts.join("\n"));
     }
     line.trim_end().to_string()
 }

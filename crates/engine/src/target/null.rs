@@ -4,9 +4,13 @@
 //! sleep), which gives a target of known latency: to calibrate the client, or
 //! to see coordinated omission (under `-target` faster than the target serves,
 //! latency from the intended start grows while the actual latency stays at
-//! the delay).
+//! the delay). With `null.delay_random=true` each operation's delay is drawn
+//! uniformly below `null.delay_us` instead (YCSB's BasicDB with
+//! `basicdb.randomizedelay`).
 
 use std::time::Duration;
+
+use rand::Rng as _;
 
 use super::{Record, Session, Status, TargetDriver, TargetInfo};
 use crate::error::{PropertyError, TargetError};
@@ -14,6 +18,8 @@ use crate::properties::Properties;
 
 /// The property giving every operation a service time, in microseconds.
 const DELAY_KEY: &str = "null.delay_us";
+/// The property making the service time random (uniform below the delay).
+const RANDOM_KEY: &str = "null.delay_random";
 /// The longest latency the histograms record (60 s); a longer delay would
 /// also keep an interrupted run from stopping for that long.
 const MAX_DELAY_US: u64 = 60_000_000;
@@ -23,8 +29,8 @@ const DELAY_EXPECTED: &str = "a whole number of microseconds from 0 to 60000000 
 pub fn info() -> TargetInfo {
     TargetInfo {
         name: "null",
-        summary: "does nothing; measures the client itself (null.delay_us: a fixed service time)",
-        properties: &[DELAY_KEY],
+        summary: "does nothing; measures the client itself (null.delay_us: a service time)",
+        properties: &[DELAY_KEY, RANDOM_KEY],
         open: |props: &Properties| {
             let micros: u64 = props.parse_or(DELAY_KEY, 0, DELAY_EXPECTED)?;
             if micros > MAX_DELAY_US {
@@ -35,10 +41,12 @@ pub fn info() -> TargetInfo {
                 }
                 .into());
             }
+            let random = props.bool_or(RANDOM_KEY, false)?;
             Ok(match micros {
                 0 => Box::new(NullDriver),
                 n => Box::new(DelayedDriver {
                     delay: Duration::from_micros(n),
+                    random,
                 }),
             })
         },
@@ -86,6 +94,7 @@ impl Session for NullSession {
 /// client benchmark) keeps its empty calls.
 struct DelayedDriver {
     delay: Duration,
+    random: bool,
 }
 
 impl TargetDriver for DelayedDriver {
@@ -97,21 +106,30 @@ impl TargetDriver for DelayedDriver {
         unsafe {
             libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong);
         }
-        Ok(Box::new(DelayedSession { delay: self.delay }))
+        Ok(Box::new(DelayedSession {
+            delay: self.delay,
+            rng: self.random.then(crate::generator::thread_rng),
+        }))
     }
 
     fn describe(&self) -> serde_json::Value {
-        serde_json::json!({"delay_us": self.delay.as_micros() as u64})
+        serde_json::json!({"delay_us": self.delay.as_micros() as u64, "delay_random": self.random})
     }
 }
 
 struct DelayedSession {
     delay: Duration,
+    /// Set when each delay is drawn uniformly below `delay`.
+    rng: Option<crate::generator::Rng>,
 }
 
 impl DelayedSession {
-    fn serve(&self) -> Status {
-        std::thread::sleep(self.delay);
+    fn serve(&mut self) -> Status {
+        let delay = match self.rng.as_mut() {
+            Some(rng) => rng.random_range(Duration::ZERO..self.delay),
+            None => self.delay,
+        };
+        std::thread::sleep(delay);
         Status::Ok
     }
 }

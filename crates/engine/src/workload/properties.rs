@@ -328,7 +328,6 @@ fn check_fixed_values(p: &Properties) -> Result<(), PropertyError> {
             ));
         }
     }
-    p.choice_or("measurementtype", "hdrhistogram", &["hdrhistogram"])?;
     Ok(())
 }
 
