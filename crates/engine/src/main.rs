@@ -7,6 +7,11 @@
 use contio_engine::cli::{self, Command, USAGE};
 use contio_engine::ycsb;
 
+// See the musl dependency section of Cargo.toml: musl's malloc is slow under threads.
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match cli::parse(&args) {
