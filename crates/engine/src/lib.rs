@@ -9,6 +9,7 @@ pub mod error;
 pub mod fileio;
 pub mod generator;
 pub mod measure;
+pub mod parent;
 pub mod properties;
 pub mod result;
 pub mod target;
