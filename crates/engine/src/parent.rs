@@ -65,7 +65,9 @@ mod tests {
         assert_eq!(die_with_parent(&ours.to_string()), Ok(true));
         assert_eq!(die_with_parent(&(ours + 1).to_string()), Ok(false));
         // Disarm again: the test harness's parent may exit before these threads do.
+        // prctl is variadic: the argument's width matters.
+        let none: libc::c_ulong = 0;
         // SAFETY: as above; 0 clears the parent-death signal.
-        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, 0 as libc::c_ulong) };
+        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, none) };
     }
 }
