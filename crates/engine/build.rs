@@ -4,7 +4,11 @@
 use std::path::Path;
 
 fn main() {
-    let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock");
+    // Read at run time, not baked in with env!(): one compiled build script serves every
+    // checkout sharing the target directory, and a baked-in path of a checkout since
+    // removed made cargo see a missing file, so rebuild the engine, on every build.
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let lock = Path::new(&manifest_dir).join("../../Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     let text = std::fs::read_to_string(&lock).unwrap_or_default();
     for (krate, var) in [

@@ -158,7 +158,7 @@ def _images(
     recipes = [ENGINE_RECIPE] + [_recipe_of(t) for t in targets if _registry_image(spec, t) is None]
     say(
         f"docker: images for {', '.join(map(str, recipes))} (reused while their recipes are "
-        "unchanged; the engine's static build can take minutes the first time)"
+        "unchanged; a database image can take minutes the first time)"
     )
 
     def progress(name: str) -> None:

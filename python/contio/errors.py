@@ -148,6 +148,11 @@ class ImageBuildError(ContioError):
     """An image recipe failed to build. The message carries the failing step's output."""
 
 
+class RecipeInputsUnavailable(ImageBuildError):
+    """A recipe's inputs cannot be had on this host (for the engine image: no static engine
+    installed and no source tree to build one). An image the recipe built before is reused."""
+
+
 class TargetNotReadyError(ContioError):
     """A database container did not become ready in time. Carries its last log lines."""
 

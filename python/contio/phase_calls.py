@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from contio.backends.interface import DataLocation, HostPath
+from contio.backends.owner_lock import owned_temp_dir
 from contio.engine import interpret_exit, run_engine
 from contio.engine_result import EngineResult, read_result
 from contio.errors import (
@@ -44,8 +44,7 @@ def check_with_engine(spec: ExperimentSpec, cells: list[Cell]) -> None:
     surfaces as `EngineUsageError` naming the cell.
     """
     members = {m: c for c in reversed(cells) for m in c.members}
-    with tempfile.TemporaryDirectory(prefix="contio-check-") as tmp:
-        scratch = Path(tmp)
+    with owned_temp_dir("contio-check-") as scratch:
         for n, (member, cell) in enumerate(members.items()):
             data_dir = scratch / f"data-{n}"
             data_dir.mkdir()
@@ -242,14 +241,14 @@ def clean_up(loaded: LoadedData) -> None:
 
     Best effort: the backend removes the directory right after in any case.
     """
-    with tempfile.TemporaryDirectory(prefix="contio-cleanup-") as tmp:
+    with owned_temp_dir("contio-cleanup-") as tmp:
         for n, (member, location) in enumerate(zip(loaded.members, loaded.locations)):
             if member.database or not isinstance(location, HostPath):
                 continue
-            json_path = Path(tmp) / f"{n}.json"
+            json_path = tmp / f"{n}.json"
             call = EngineCall(
                 member.target, member.workload, dict(member.properties), 1, json_path,
-                location.path, Path(tmp),
+                location.path, tmp,
             )  # fmt: skip
             args = KINDS[member.kind].engine_args("cleanup", call)
             if args:

@@ -11,6 +11,7 @@ pub mod fileio;
 pub mod generator;
 pub mod launcher;
 pub mod measure;
+pub mod parent;
 pub mod properties;
 pub mod result;
 pub mod target;

@@ -5,9 +5,25 @@
 //! property, missing file, unknown target); nothing runs in that case.
 
 use contio_engine::cli::{self, Command, USAGE};
+use contio_engine::parent;
 use contio_engine::ycsb;
 
+// See the musl dependency section of Cargo.toml: musl's malloc is slow under threads.
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
+    if let Some(value) = std::env::var_os(parent::PARENT_ENV) {
+        match parent::die_with_parent(&value.to_string_lossy()) {
+            Ok(true) => {}
+            Ok(false) => std::process::exit(1), // the parent is gone: nobody to run for
+            Err(e) => {
+                eprintln!("contio-engine: {e}");
+                std::process::exit(2);
+            }
+        }
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match cli::parse(&args) {
         Err(e) => {

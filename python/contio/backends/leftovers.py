@@ -1,66 +1,136 @@
-"""What killed runs left under the state directory, found and removed by `contio cleanup`.
+"""What killed runs left behind, found and removed by `contio cleanup`.
 
-A run tears its backends down when it ends, fails or is interrupted (SIGINT, SIGTERM).
-SIGKILL, the OOM killer or a power cut skip that; the backends' undo journals stay
-under the state directory and still say what exists (mounts, loop devices, clusters a
-backend built for itself, ...). Docker containers and volumes are swept separately, by
-the Docker runtime on its next start.
+A run tears down its containers and backends when it ends, fails or is interrupted
+(SIGINT, SIGTERM). SIGKILL, the OOM killer or a power cut skip that; what is left says
+whose it was:
+- Docker containers (database servers, the created containers that hold the images,
+  engine clients), networks and volumes carry the run's experiment and owner labels
+  (host, pid and its start time, `contio.runtime.labels`): an owner that no longer runs
+  is dead. Found only when a Docker engine answers; never started for this.
+- Backends' undo journals stay under the state directory and still say what exists
+  (mounts, loop devices, clusters a backend built for itself, ...).
+- `local-dir` data directories (`contio-<name>-XXXX`) and contio's scratch directories
+  under the temp directory (and under the base directories asked for).
 
-A backend whose owner lock (see owner_lock) is still held belongs to a run that is
-still going; cleanup leaves it alone.
+A backend or directory whose owner lock (see owner_lock) is still held belongs to a run
+that is still going, as does a Docker resource whose owner runs; cleanup leaves them
+alone. Removal goes in the order found: containers (which may use the data) first.
 """
 
 from __future__ import annotations
 
 import shutil
+import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from contio.backends.interface import state_root
-from contio.backends.owner_lock import owner_alive
+from contio.backends.owner_lock import OWNER_LOCK, owner_alive
 from contio.backends.undo_journal import UndoJournal, describe_entry
 from contio.errors import BackendError
+
+if TYPE_CHECKING:
+    import docker
+
+DATA_DIR_PATTERN = "contio-*/"
+"""local-dir roots and scratch directories; only those with an owner lock are contio's."""
 
 
 @dataclass(frozen=True)
 class Leftover:
-    """One backend workdir (or local cluster) whose owner is gone."""
+    """One thing a killed run left: a backend workdir, a local cluster, a data directory,
+    or one experiment's Docker resources."""
 
     kind: str
-    """"backend" or "cluster"."""
+    """"docker", "backend", "data-dir" or "cluster"."""
     name: str
-    """The backend instance (`striped-1a2b3c4d`) or the cluster name."""
-    path: Path
+    """The experiment, the backend instance (`striped-1a2b3c4d`), the directory's or the
+    cluster's name."""
+    path: Path | None
+    """Its directory (None for Docker resources)."""
     resources: list[str]
-    """What its journal still lists, one line each."""
+    """What it still holds, one line each."""
 
 
-def find(include_clusters: bool = False) -> list[Leftover]:
-    """Leftovers under the state directory. Clusters made by `contio cluster up` are meant
-    to outlive the command, so they count only with `include_clusters`."""
-    found = []
+def find(
+    include_clusters: bool = False,
+    data_bases: Sequence[Path] = (),
+    client: docker.DockerClient | None = None,
+) -> list[Leftover]:
+    """Leftovers of dead runs, in the order they are to be removed. Data directories are
+    looked for under the temp directory and `data_bases`; Docker resources only with a
+    `client`. Clusters made by `contio cluster up` are meant to outlive the command, so
+    they count only with `include_clusters`."""
+    found = _docker_leftovers(client) if client is not None else []
     for workdir in sorted((state_root() / "backends").glob("*/")):
         if not owner_alive(workdir):
             found.append(Leftover("backend", workdir.name, workdir, _resources(workdir)))
+    for directory in _dead_data_dirs([Path(tempfile.gettempdir()), *data_bases]):
+        children = sorted(p.name for p in directory.iterdir() if p.name != OWNER_LOCK)
+        found.append(Leftover("data-dir", directory.name, directory, children))
     if include_clusters:
         for root in sorted((state_root() / "clusters").glob("*/")):
             found.append(Leftover("cluster", root.name, root, _resources(root)))
     return found
 
 
-def remove(leftover: Leftover) -> None:
-    """Undo everything `leftover`'s journal lists, then delete its directory.
+def remove(leftover: Leftover, client: docker.DockerClient | None = None) -> None:
+    """Remove `leftover` (Docker resources need the `client` that found them).
 
-    Raises `BackendError` naming what could not be undone (the journal keeps it)."""
+    Raises `BackendError` naming what could not be undone (a journal keeps it)."""
+    if leftover.kind == "docker":
+        _remove_docker(leftover.name, client)
+        return
     if leftover.kind == "cluster":
         from contio.gluster import local_cluster
 
         local_cluster.down(leftover.name)
         return
-    UndoJournal(leftover.path / "journal.json").undo_all()
+    assert leftover.path is not None  # every other kind is a directory
+    if leftover.kind == "backend":
+        UndoJournal(leftover.path / "journal.json").undo_all()
     shutil.rmtree(leftover.path, ignore_errors=True)
     if leftover.path.exists():
         raise BackendError(f"could not remove {leftover.path}")
+
+
+def _remove_docker(experiment: str, client: docker.DockerClient | None) -> None:
+    import docker.errors
+
+    from contio.runtime.sweep import remove_dead
+
+    if client is None:
+        raise BackendError("Docker leftovers need a Docker client to be removed")
+    try:
+        remove_dead(client, experiment)
+    except docker.errors.DockerException as exc:
+        raise BackendError(f"Docker refused to remove {experiment}'s resources: {exc}") from exc
+
+
+def _docker_leftovers(client: docker.DockerClient) -> list[Leftover]:
+    from contio.runtime.sweep import dead_runs
+
+    found = []
+    for experiment, left in sorted(dead_runs(client).items()):
+        resources = [f"container {n}" for n in left.containers]
+        resources += [f"network {n}" for n in left.networks]
+        resources += [f"volume {n}" for n in left.volumes]
+        found.append(Leftover("docker", experiment, None, resources))
+    return found
+
+
+def _dead_data_dirs(bases: Sequence[Path]) -> list[Path]:
+    """Directories named `contio-*` under `bases` that hold a free owner lock: a run
+    made them and died. Without a lock file they are not contio's (or a live run has
+    just made one and not locked it yet), and are left alone."""
+    found: dict[Path, None] = {}
+    for base in bases:
+        for directory in sorted(base.glob(DATA_DIR_PATTERN)):
+            if (directory / OWNER_LOCK).is_file() and not owner_alive(directory):
+                found[directory.resolve()] = None
+    return list(found)
 
 
 def _resources(directory: Path) -> list[str]:

@@ -2,7 +2,8 @@
 
 Each load gets a fresh directory under one private root (`contio-<name>-XXXX`)
 that the backend makes inside the base directory; teardown removes that root and
-nothing else.
+nothing else. The root holds its owner lock (`contio.backends.owner_lock`) until then,
+so `contio cleanup` removes the root of a run that was killed, and no other.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from contio.backends.owner_lock import OwnerLock
 from contio.errors import BackendError
 
 PROC_MOUNTS = Path("/proc/mounts")
@@ -52,6 +54,7 @@ class LocalDirBackend:
         self.base = (base or Path(tempfile.gettempdir())).resolve()
         self._experiment = experiment
         self._root: Path | None = None
+        self._owner: OwnerLock | None = None
         self._count = 0
 
     @property
@@ -68,6 +71,8 @@ class LocalDirBackend:
                 )
             except OSError as exc:
                 raise BackendError(f"cannot create a data directory in {self.base}: {exc}") from exc
+            self._owner = OwnerLock(self._root)
+            self._owner.acquire()
         self._count += 1
         path = self._root / f"{self._count:04d}-{label}"
         path.mkdir()
@@ -97,3 +102,6 @@ class LocalDirBackend:
         if self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
             self._root = None
+        if self._owner is not None:
+            self._owner.release()
+            self._owner = None

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import fcntl
 import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 OWNER_LOCK = "owner.lock"
@@ -24,10 +27,20 @@ class OwnerLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        """Take the lock (the workdir must exist); a second acquire is a no-op."""
+        """Take the lock (the workdir must exist); a second acquire is a no-op.
+
+        The file is locked under a temporary name, then renamed: a lock file that can be
+        seen is always held, so `contio cleanup` never finds a live owner's lock free.
+        The descriptor is close-on-exec: children (engines) never hold it."""
         if self._fd is None:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fd, locked = tempfile.mkstemp(prefix=".owner-", dir=self.path.parent)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                os.rename(locked, self.path)
+            except BaseException:
+                os.close(fd)
+                Path(locked).unlink(missing_ok=True)
+                raise
             self._fd = fd
 
     def release(self) -> None:
@@ -52,3 +65,16 @@ def owner_alive(workdir: Path) -> bool:
     finally:
         os.close(fd)  # closing also drops the lock if we took it
     return False
+
+
+@contextmanager
+def owned_temp_dir(prefix: str) -> Iterator[Path]:
+    """A temporary directory under the system's temp directory, holding its owner lock
+    while in use, so that `contio cleanup` removes it when its process was killed."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as name:
+        lock = OwnerLock(Path(name))
+        lock.acquire()
+        try:
+            yield Path(name)
+        finally:
+            lock.release()

@@ -1,11 +1,18 @@
-"""`contio cleanup`: remove what killed runs left behind (mounts, loop devices, clusters)."""
+"""`contio cleanup`: remove what killed runs left behind (containers, mounts, loop devices,
+data directories, clusters)."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from contio.cli import cli
 from contio.errors import BackendError
+
+if TYPE_CHECKING:
+    import docker
 
 
 @cli.command()
@@ -14,28 +21,53 @@ from contio.errors import BackendError
     help="Also remove local clusters made by `contio cluster up` (kept by default: they "
     "are meant to outlive the command).",
 )  # fmt: skip
+@click.option(
+    "--data-dir", "data_dirs", multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Also look for local-dir data directories under DIR (a local-dir backend's "
+    "`path`; the temp directory is always looked in). Repeatable.",
+)  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Only list what would be removed.")
-def cleanup(clusters: bool, dry_run: bool) -> None:
-    """Remove the storage of runs that were killed (SIGKILL, OOM, power cut) before they
-    could tear down. Backends of runs still going are left alone."""
+def cleanup(clusters: bool, data_dirs: tuple[Path, ...], dry_run: bool) -> None:
+    """Remove what runs that were killed (SIGKILL, OOM, power cut) left before they could
+    tear down: their Docker containers (database servers, image holds, engine clients),
+    networks and volumes; their backends' mounts, loop devices and clusters; their
+    local-dir data directories (`contio-*` under the temp directory).
+
+    What belongs to a run still going is left alone: its backends and directories hold
+    an owner lock, its Docker resources are labelled with its process. Docker is checked
+    only when an engine answers (it is never started for this)."""
     from contio.backends import leftovers
 
-    found = leftovers.find(include_clusters=clusters)
-    if not found:
-        click.echo("nothing to clean up")
-        return
-    failed = 0
-    for leftover in found:
-        click.echo(f"{leftover.kind} {leftover.name} ({leftover.path})")
-        for resource in leftover.resources:
-            click.echo(f"  {resource}")
-        if dry_run:
-            continue
-        try:
-            leftovers.remove(leftover)
-        except BackendError as exc:
-            failed += 1
-            click.echo(f"  not removed: {exc}", err=True)
+    client = _docker_client()
+    try:
+        found = leftovers.find(clusters, data_dirs, client)
+        if not found:
+            click.echo("nothing to clean up")
+            return
+        failed = 0
+        for leftover in found:
+            where = leftover.path if leftover.path is not None else "docker"
+            click.echo(f"{leftover.kind} {leftover.name} ({where})")
+            for resource in leftover.resources:
+                click.echo(f"  {resource}")
+            if dry_run:
+                continue
+            try:
+                leftovers.remove(leftover, client)
+            except BackendError as exc:
+                failed += 1
+                click.echo(f"  not removed: {exc}", err=True)
+    finally:
+        if client is not None:
+            client.close()
     if failed:
         raise BackendError(f"{failed} of {len(found)} leftover(s) could not be removed; see above")
     click.echo("listed only (--dry-run)" if dry_run else f"removed {len(found)} leftover(s)")
+
+
+def _docker_client() -> docker.DockerClient | None:
+    """A client of the Docker engine when one answers now; never starts one."""
+    from contio.runtime.docker_engine import connect, engine_reachable
+
+    return connect() if engine_reachable() else None

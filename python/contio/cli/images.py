@@ -36,7 +36,10 @@ def build_command(names: tuple[str, ...], force: bool) -> None:
     )
     for result in results:
         state = "built" if result.built else "reused"
-        click.echo(f"{result.tag:<28} {state:<6} {result.seconds:7.1f}s  {result.image_id[7:19]}")
+        note = "" if result.checked else "  (recipe not checked: its inputs cannot be had here)"
+        click.echo(
+            f"{result.tag:<28} {state:<6} {result.seconds:7.1f}s  {result.image_id[7:19]}{note}"
+        )
 
 
 @images.command("list")

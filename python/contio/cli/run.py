@@ -58,8 +58,13 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
     and p95/p99 latency per cell, and the path of the results folder. Exit code 1 when
     a cell failed (its reason is in the table; the other cells ran and were kept).
     """
-    if resume is not None and profile is None:
-        profile = stored_profile(resume)
+    # Paths are made absolute once, here: the results folder is mounted into containers
+    # (Docker refuses relative mount paths) and written from other working directories.
+    results_dir = results_dir.resolve()
+    if resume is not None:
+        resume = resume.resolve()
+        if profile is None:
+            profile = stored_profile(resume)
     experiment, text = load_spec(spec, profile)
     runner = Runner(experiment, text, results_dir, profile=profile, resume=resume)
     console = Console()

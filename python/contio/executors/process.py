@@ -7,7 +7,8 @@ display; that text is read for display only, never for results. With a metrics f
 the host and each child (from /proc) are sampled every second while they run. On an
 interrupt the signal is forwarded to every child, they get `stop_grace_seconds` to
 write their result documents, then whatever is left is killed. No child outlives
-`run_phase`. Database targets have no server here: specs pairing them with this
+`run_phase`, nor a SIGKILLed contio (`CONTIO_ENGINE_PARENT`: the kernel kills the engines
+with their parent). Database targets have no server here: specs pairing them with this
 runtime are refused before anything runs (`contio.cell_checks`).
 """
 
@@ -33,6 +34,8 @@ from contio.samplers.process import ProcessCounters
 from contio.samplers.series import Sampler
 
 POLL_SECONDS = 0.25
+PARENT_ENV = "CONTIO_ENGINE_PARENT"
+"""Names the process an engine must not outlive (`crates/engine/src/parent.rs`)."""
 _STATUS = re.compile(rb"(\d+) sec: (\d+) operations;")
 
 
@@ -102,6 +105,7 @@ class ProcessCellExecutor:
                         "stdout": out,
                         "stderr": err,
                         "start_new_session": True,
+                        "env": engine_environment(),
                     }
                     # Held until the child is in `children`, so an interrupt always
                     # finds every started engine to stop.
@@ -168,6 +172,14 @@ class ProcessCellExecutor:
             # A second interrupt while waiting: stop waiting, but still leave no child.
             for child in children:
                 _kill(child)
+
+
+def engine_environment() -> dict[str, str]:
+    """The engines' environment: ours, and this process as the parent they must not
+    outlive. They run in their own sessions, so without it a SIGKILLed contio would leave
+    them running (the engine then asks for SIGKILL when its parent exits; this is forked
+    from the main thread, as the kernel's parent-death signal needs)."""
+    return {**os.environ, PARENT_ENV: str(os.getpid())}
 
 
 def ops_per_sec_so_far(stderr: Path) -> float | None:

@@ -8,7 +8,9 @@ from collections.abc import Callable, Iterable
 
 import docker
 import docker.errors
+from docker.models.images import Image
 
+from contio.errors import RecipeInputsUnavailable
 from contio.images import registry
 from contio.images.recipe import BuildResult, existing_image
 from contio.runtime import labels
@@ -44,6 +46,18 @@ def _current_id(client: docker.DockerClient, tag: str) -> str | None:
         return None
 
 
+def _built_before(client: docker.DockerClient, tag: str, name: str) -> Image | None:
+    """The image `tag` when a contio recipe `name` built it (whatever its recipe hash)."""
+    try:
+        image = client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return None
+    found = image.labels or {}
+    if found.get(labels.RECIPE_NAME) == name and labels.RECIPE_HASH in found:
+        return image
+    return None
+
+
 def _remove_if_unused(client: docker.DockerClient, image_id: str) -> None:
     """Remove an image an updated recipe replaced, unless containers or other images use it."""
     try:
@@ -68,7 +82,19 @@ def build(
     for name in _with_dependencies(wanted):
         recipe = registry.recipe(name)
         started = time.monotonic()
-        inputs = recipe.inputs()
+        try:
+            inputs = recipe.inputs()
+        except RecipeInputsUnavailable:
+            reused = None if force else _built_before(client, recipe.tag, name)
+            if reused is None:
+                raise
+            # Nothing to compare its recipe with: it is what this host has.
+            log.warning("%s: its inputs cannot be had here; reusing the image there", recipe.tag)
+            hashes[name] = reused.labels[labels.RECIPE_HASH]
+            results.append(
+                BuildResult(name, recipe.tag, reused.id, hashes[name], False, 0.0, checked=False)
+            )
+            continue
         recipe_hash = recipe.recipe_hash(inputs, {p: hashes[p] for p in recipe.depends})
         hashes[name] = recipe_hash
         image_id = None if force else existing_image(client, recipe.tag, recipe_hash)

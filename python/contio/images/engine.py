@@ -1,7 +1,14 @@
 """`contio/engine`: the static `contio-engine` binary alone, FROM scratch.
 
-The binary is built with the musl target; without it, glibc with crt-static. Outside
-a source tree (an installed wheel), the installed engine is used when it is static.
+Which static binary, first that applies:
+1. `CONTIO_SOURCE` names a checkout: the engine is built from it (musl; without the
+   musl target, glibc with crt-static).
+2. The installed engine (`find_engine`) is statically linked: it is used as it is. The
+   wheel ships it so (musl, `[tool.maturin]` in pyproject.toml), so one binary serves the
+   host and the image, and an installed contio never needs its source tree.
+3. A checkout this package runs from (or the working directory): built as in 1.
+4. None: `RecipeInputsUnavailable`; `contio.images.build` then reuses a `contio/engine`
+   image built before, and fails with this message only when there is none.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 from contio.engine import ENGINE_NAME, find_engine
-from contio.errors import ImageBuildError
+from contio.errors import EngineNotFoundError, ImageBuildError, RecipeInputsUnavailable
 from contio.images.recipe import Input, Recipe, build_log_path, cache_root, require_program
 from contio.images.registry import register
 
@@ -80,6 +87,31 @@ def build_static_engine(root: Path) -> Path:
     return target_dir / target / "release" / ENGINE_NAME
 
 
+def static_engine(source: Path | None, installed: Path | None) -> Path:
+    """The static engine to put in the image (see the module doc; `source` is the
+    checkout found, `installed` the engine `find_engine` found, either may be None)."""
+    if source is not None and os.environ.get("CONTIO_SOURCE"):
+        return build_static_engine(source)
+    if installed is not None and is_static(installed):
+        return installed
+    if source is not None:
+        return build_static_engine(source)
+    what = f"the installed {installed} is dynamically linked" if installed else "none is installed"
+    raise RecipeInputsUnavailable(
+        f"contio/engine needs a statically linked {ENGINE_NAME}, and {what} (it cannot run "
+        "in an image FROM scratch); install a contio wheel built with the musl target "
+        "(`rustup target add x86_64-unknown-linux-musl`, then `pip install` again), or point "
+        "CONTIO_SOURCE at a contio checkout to build one"
+    )
+
+
+def _installed_engine() -> Path | None:
+    try:
+        return find_engine()
+    except EngineNotFoundError:
+        return None
+
+
 @register
 class EngineImage(Recipe):
     """The engine FROM scratch, run as nobody."""
@@ -90,11 +122,5 @@ class EngineImage(Recipe):
         return DOCKERFILE
 
     def inputs(self) -> dict[str, Input]:
-        root = source_tree()
-        binary = build_static_engine(root) if root is not None else find_engine()
-        if not is_static(binary):
-            raise ImageBuildError(
-                f"{binary} is dynamically linked and cannot run FROM scratch; build from a "
-                "contio checkout (set CONTIO_SOURCE) so the static engine can be compiled"
-            )
+        binary = static_engine(source_tree(), _installed_engine())
         return {ENGINE_NAME: binary, "data/.keep": b""}

@@ -63,6 +63,8 @@ class BuildResult:
     recipe_hash: str
     built: bool
     seconds: float
+    checked: bool = True
+    """False: reused without checking its recipe, whose inputs this host cannot provide."""
 
 
 class Recipe(ABC):

@@ -111,6 +111,31 @@ def remove_experiment(client: docker.DockerClient, experiment: str) -> Removed:
     return _remove(client, f"{labels.EXPERIMENT}={experiment}", only_dead=False)
 
 
+def dead_runs(client: docker.DockerClient) -> dict[str, Removed]:
+    """What crashed runs left, by experiment, removing nothing (`contio cleanup
+    --dry-run` lists it; `remove_dead` removes one experiment's)."""
+    found: dict[str, Removed] = {}
+
+    def add(kind: str, name: str, resource_labels: dict[str, str] | None) -> None:
+        if _dead(resource_labels):
+            experiment = (resource_labels or {}).get(labels.EXPERIMENT, "")
+            getattr(found.setdefault(experiment, Removed()), kind).append(name)
+
+    filters = {"label": labels.EXPERIMENT}
+    for container in client.containers.list(all=True, filters=filters):
+        add("containers", container.name, container.labels)
+    for network in client.networks.list(filters=filters):
+        add("networks", network.name, network.attrs.get("Labels"))
+    for volume in client.volumes.list(filters=filters):
+        add("volumes", volume.name, volume.attrs.get("Labels"))
+    return found
+
+
+def remove_dead(client: docker.DockerClient, experiment: str) -> Removed:
+    """Remove what a crashed run of `experiment` left (only resources whose owner is dead)."""
+    return _remove(client, f"{labels.EXPERIMENT}={experiment}", only_dead=True)
+
+
 def sweep_leftovers(client: docker.DockerClient) -> Removed:
     """Remove contio's resources whose owning process on this host is gone."""
     removed = _remove(client, labels.EXPERIMENT, only_dead=True)
