@@ -13,18 +13,17 @@ pub struct MeasuredSession {
     recorder: Recorder,
     clock: Clock,
     intended: Option<Tick>,
-    last_end: Option<Tick>,
     heartbeat: Arc<Heartbeat>,
-    /// Calls that end later are outside the measured window (the time limit).
+    /// Calls that end at or after it are outside the measured window (the time limit).
     window_end: Tick,
-    /// A call ended after `window_end`.
+    /// A call ended outside the window.
     late: bool,
 }
 
 impl MeasuredSession {
     /// Times `session`'s calls into `recorder`; each call's end also goes to
     /// `heartbeat`, so a stalled call can be told apart (see `stall`). Calls
-    /// that end after `window_end` (the time limit) are not recorded.
+    /// that end at or after `window_end` (the time limit) are not recorded.
     pub fn new(
         session: Box<dyn Session>,
         recorder: Recorder,
@@ -37,7 +36,6 @@ impl MeasuredSession {
             recorder,
             clock,
             intended: None,
-            last_end: None,
             heartbeat,
             window_end: window_end.unwrap_or(Tick::from_raw(u64::MAX)),
             late: false,
@@ -65,17 +63,11 @@ impl MeasuredSession {
         &self.clock
     }
 
-    /// When the last timed call ended.
-    pub fn last_end(&self) -> Option<Tick> {
-        self.last_end
-    }
-
     /// Records a composite operation (read-modify-write) timed by the caller.
     #[inline]
     pub fn record(&mut self, op: Operation, status: Status, start: Tick, end: Tick) {
-        self.last_end = Some(end);
         self.heartbeat.beat(end);
-        if end > self.window_end {
+        if end >= self.window_end {
             self.late = true;
             return;
         }

@@ -87,7 +87,8 @@ pub fn run(plan: WorkerPlan, ctx: &WorkerContext, sink: Sender<Interval>) -> Wor
             }
         };
         if db.late() {
-            // Ended after the time limit: outside the measured window, not counted.
+            // Ended at or after the time limit: outside the measured window, not
+            // counted, and the thread's part of the phase is over.
             break;
         }
         if !inserted {
@@ -96,11 +97,6 @@ pub fn run(plan: WorkerPlan, ctx: &WorkerContext, sink: Sender<Interval>) -> Wor
         }
         db.operation_done();
         done += 1;
-        if let (Some(deadline), Some(end)) = (start.deadline, db.last_end()) {
-            if end >= deadline {
-                break;
-            }
-        }
         if let Some(t) = &throttle {
             let next = t.deadline(&ctx.clock, done);
             sleep_until(
