@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 use crate::binding;
 use crate::cli::{PhaseArgs, PropertySource};
@@ -13,7 +15,7 @@ use crate::measure::text_raw;
 use crate::measure::{text, Measurements};
 use crate::properties::{closest, Properties};
 use crate::result::{PhaseFacts, ResultDocument};
-use crate::target::{self, TargetInfo};
+use crate::target::{self, TargetDriver, TargetInfo};
 use crate::workload::{properties as core_props, CoreConfig, CoreWorkload, Phase};
 
 /// Property files and overrides merged in command-line order.
@@ -167,8 +169,8 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
         Some(b) => b.arrive_and_wait(&stop).map(|()| driver),
         None => Ok(driver),
     });
-    let driver = match opened {
-        Ok(driver) => driver,
+    let driver: Arc<dyn TargetDriver> = match opened {
+        Ok(driver) => Arc::from(driver),
         // A target's own property errors are bad input: nothing ran.
         Err(TargetError::Property(e)) => return Err(e.into()),
         Err(e) => {
@@ -198,13 +200,21 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
         client.threads,
         info.name
     );
-    let outcome = run_phase(phase, &workload, driver.as_ref(), &client, &stop);
+    let outcome = run_phase(
+        phase,
+        Arc::new(workload),
+        Arc::clone(&driver),
+        info.name,
+        &client,
+        &stop,
+    );
     let (mut status, mut error) = (outcome.status, outcome.error);
-    if let Err(e) = driver.close() {
+    let (closed, description) = close_target(&driver, outcome.stall.is_some());
+    if let Err(e) = closed {
         if status == PhaseStatus::Ok {
             status = PhaseStatus::Failed;
         }
-        error = Some(error.map_or(e.to_string(), |prev| format!("{prev}; close: {e}")));
+        error = Some(error.map_or(e.clone(), |prev| format!("{prev}; close: {e}")));
     }
     let runtime_ms = outcome.runtime.as_secs_f64() * 1000.0;
     let doc = ResultDocument::new(
@@ -212,7 +222,7 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
             kind: "ycsb",
             phase: phase.name(),
             target: info.name,
-            target_description: driver.describe(),
+            target_description: description,
             properties: effective_properties(&props, &core, &client),
             threads: outcome.threads,
             target_ops_per_sec: client.target_ops_per_sec,
@@ -283,6 +293,38 @@ fn write_text(
         _ => print!("{text}"),
     }
     error
+}
+
+/// How long a stalled target gets to close before the results are written without it.
+const CLOSE_AFTER_STALL: Duration = Duration::from_secs(2);
+
+/// Closes the target (syncs its files) and asks it to describe itself. After a
+/// stall this runs on a helper thread that is waited for `CLOSE_AFTER_STALL` at
+/// most: the stuck call may hold what closing needs (btree's write
+/// transaction), and the results must still be written.
+fn close_target(
+    driver: &Arc<dyn TargetDriver>,
+    stalled: bool,
+) -> (Result<(), String>, serde_json::Value) {
+    let close = |d: &dyn TargetDriver| (d.close().map_err(|e| e.to_string()), d.describe());
+    if !stalled {
+        return close(driver.as_ref());
+    }
+    let (done, result) = mpsc::channel();
+    let d = Arc::clone(driver);
+    let spawned = std::thread::Builder::new()
+        .name("close".into())
+        .spawn(move || done.send(close(d.as_ref())));
+    spawned
+        .ok()
+        .and_then(|_| result.recv_timeout(CLOSE_AFTER_STALL).ok())
+        .unwrap_or_else(|| {
+            let why = format!(
+                "did not return within {} s of the stall; the target's files may not be synced",
+                CLOSE_AFTER_STALL.as_secs()
+            );
+            (Err(why), serde_json::Value::Null)
+        })
 }
 
 /// `contio-engine targets`: each target, its summary and its properties.

@@ -77,8 +77,15 @@ fn run(settings: &[(&str, &str)]) -> Vec<(bool, u64)> {
     let config = CoreConfig::from_properties(&p).unwrap();
     let workload = CoreWorkload::new(config, Phase::Run).unwrap();
     let client = ClientConfig::from_properties(&p, false).unwrap();
-    let target = KeyLog::default();
-    let outcome = run_phase(Phase::Run, &workload, &target, &client, &StopFlag::new());
+    let target = Arc::new(KeyLog::default());
+    let outcome = run_phase(
+        Phase::Run,
+        Arc::new(workload),
+        target.clone(),
+        "test",
+        &client,
+        &StopFlag::new(),
+    );
     assert_eq!(outcome.status, PhaseStatus::Ok);
     let log = target.log.lock().unwrap().clone();
     log

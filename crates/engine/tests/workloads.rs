@@ -179,8 +179,15 @@ fn load_partitions_the_insert_range_across_threads() {
     let config = CoreConfig::from_properties(&p).unwrap();
     let workload = CoreWorkload::new(config, Phase::Load).unwrap();
     let client = ClientConfig::from_properties(&p, false).unwrap();
-    let target = KeyRecorder::default();
-    let outcome = run_phase(Phase::Load, &workload, &target, &client, &StopFlag::new());
+    let target = Arc::new(KeyRecorder::default());
+    let outcome = run_phase(
+        Phase::Load,
+        Arc::new(workload),
+        target.clone(),
+        "test",
+        &client,
+        &StopFlag::new(),
+    );
     assert_eq!(outcome.status, PhaseStatus::Ok);
     assert_eq!(outcome.measurements.operations, 900);
     let inserted = target.inserted.lock().unwrap();
@@ -209,8 +216,15 @@ fn run_phase_inserts_extend_the_key_space() {
     let config = CoreConfig::from_properties(&p).unwrap();
     let workload = CoreWorkload::new(config, Phase::Run).unwrap();
     let client = ClientConfig::from_properties(&p, false).unwrap();
-    let target = KeyRecorder::default();
-    let outcome = run_phase(Phase::Run, &workload, &target, &client, &StopFlag::new());
+    let target = Arc::new(KeyRecorder::default());
+    let outcome = run_phase(
+        Phase::Run,
+        Arc::new(workload),
+        target.clone(),
+        "test",
+        &client,
+        &StopFlag::new(),
+    );
     assert_eq!(outcome.status, PhaseStatus::Ok);
     let namer = KeyNamer::new(false, 1);
     let inserted = target.inserted.lock().unwrap();
@@ -278,8 +292,15 @@ fn latest_reads_follow_run_phase_inserts_and_never_run_ahead() {
     let config = CoreConfig::from_properties(&p).unwrap();
     let workload = CoreWorkload::new(config, Phase::Run).unwrap();
     let client = ClientConfig::from_properties(&p, false).unwrap();
-    let target = AccessLog::default();
-    let outcome = run_phase(Phase::Run, &workload, &target, &client, &StopFlag::new());
+    let target = Arc::new(AccessLog::default());
+    let outcome = run_phase(
+        Phase::Run,
+        Arc::new(workload),
+        target.clone(),
+        "test",
+        &client,
+        &StopFlag::new(),
+    );
     assert_eq!(outcome.status, PhaseStatus::Ok);
     let namer = KeyNamer::new(false, 1);
     let number_of: HashMap<String, u64> = (0..3000).map(|n| (namer.name(n), n)).collect();

@@ -1,6 +1,9 @@
 //! Wraps a target's `Session` and times every call, so targets never measure
 //! themselves and every target is measured the same way.
 
+use std::sync::Arc;
+
+use super::stall::Heartbeat;
 use crate::measure::{Clock, Operation, Recorder, Tick};
 use crate::target::{Record, Session, Status};
 
@@ -10,20 +13,39 @@ pub struct MeasuredSession {
     recorder: Recorder,
     clock: Clock,
     intended: Option<Tick>,
-    last_end: Option<Tick>,
+    heartbeat: Arc<Heartbeat>,
+    /// Calls that end at or after it are outside the measured window (the time limit).
+    window_end: Tick,
+    /// A call ended outside the window.
+    late: bool,
 }
 
 impl MeasuredSession {
-    /// Times `session`'s calls into `recorder`.
-    pub fn new(session: Box<dyn Session>, recorder: Recorder) -> Self {
+    /// Times `session`'s calls into `recorder`; each call's end also goes to
+    /// `heartbeat`, so a stalled call can be told apart (see `stall`). Calls
+    /// that end at or after `window_end` (the time limit) are not recorded.
+    pub fn new(
+        session: Box<dyn Session>,
+        recorder: Recorder,
+        heartbeat: Arc<Heartbeat>,
+        window_end: Option<Tick>,
+    ) -> Self {
         let clock = recorder.clock().clone();
         Self {
             session,
             recorder,
             clock,
             intended: None,
-            last_end: None,
+            heartbeat,
+            window_end: window_end.unwrap_or(Tick::from_raw(u64::MAX)),
+            late: false,
         }
+    }
+
+    /// True once a call ended after the measured window (and so was not recorded).
+    #[inline]
+    pub fn late(&self) -> bool {
+        self.late
     }
 
     /// Sets when the next operation was meant to start (throttled runs), or None.
@@ -41,16 +63,15 @@ impl MeasuredSession {
         &self.clock
     }
 
-    /// When the last timed call ended.
-    pub fn last_end(&self) -> Option<Tick> {
-        self.last_end
-    }
-
     /// Records a composite operation (read-modify-write) timed by the caller.
     #[inline]
     pub fn record(&mut self, op: Operation, status: Status, start: Tick, end: Tick) {
+        self.heartbeat.beat(end);
+        if end >= self.window_end {
+            self.late = true;
+            return;
+        }
         self.recorder.record(op, status, start, end, self.intended);
-        self.last_end = Some(end);
     }
 
     #[inline]
@@ -111,6 +132,8 @@ impl MeasuredSession {
     #[inline]
     pub fn operation_done(&mut self) {
         self.recorder.operation_done();
+        self.heartbeat
+            .unreported(self.recorder.second(), self.recorder.pending_operations());
     }
 
     /// Runs the session's cleanup, timed as `CLEANUP`, and hands the recorder's last
@@ -124,9 +147,10 @@ impl MeasuredSession {
         } else {
             Status::Error
         };
-        // Cleanup is not an operation of the workload: no intended start applies.
+        // Cleanup is not an operation of the workload: no intended start applies,
+        // and it is kept in the thread's last second even after a time limit.
         self.recorder
-            .record(Operation::Cleanup, status, start, end, None);
+            .record_final(Operation::Cleanup, status, start, end);
         self.recorder.finish();
         result.err().map(|e| e.to_string())
     }

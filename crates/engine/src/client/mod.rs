@@ -5,6 +5,8 @@ pub mod barrier;
 pub mod config;
 pub mod measured_session;
 pub mod phase;
+pub mod stall;
+pub mod start_gate;
 pub mod stop;
 pub mod throttle;
 pub mod worker;

@@ -1,15 +1,19 @@
-//! One client thread: opens a session, runs its share of the phase, and hands
-//! its measurements to the collector.
+//! One client thread: opens a session, waits at the start gate, runs its share
+//! of the phase, and hands its measurements to the collector.
+
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
 
 use super::measured_session::MeasuredSession;
+use super::stall::Heartbeats;
+use super::start_gate::StartGate;
 use super::stop::StopFlag;
 use super::throttle::{sleep_until, Throttle};
 use crate::generator::thread_rng;
 use crate::measure::extras::ExtrasConfig;
-use crate::measure::{Clock, Interval, Recorder, Tick};
+use crate::measure::{Clock, Interval, Recorder};
 use crate::target::TargetDriver;
 use crate::workload::{CoreWorkload, Phase};
-use std::sync::mpsc::Sender;
 
 /// One thread's share of the phase.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,18 +26,21 @@ pub struct WorkerPlan {
     pub ops_per_sec: f64,
 }
 
-/// What every thread of a phase shares.
-pub struct WorkerContext<'a> {
-    pub workload: &'a CoreWorkload,
-    pub driver: &'a dyn TargetDriver,
+/// What every thread of a phase shares. Owned (behind an `Arc`) rather than
+/// borrowed, so that a thread stuck in a target call can be left behind.
+pub struct WorkerContext {
+    pub workload: Arc<CoreWorkload>,
+    pub driver: Arc<dyn TargetDriver>,
     pub phase: Phase,
-    pub clock: &'a Clock,
-    pub origin: Tick,
-    pub deadline: Option<Tick>,
-    pub stop: &'a StopFlag,
+    pub clock: Clock,
+    pub stop: StopFlag,
     pub measure_intended: bool,
     /// What the recorder keeps besides histograms (timeseries, raw).
     pub extras: ExtrasConfig,
+    /// Where the threads wait until all have opened their sessions.
+    pub gate: StartGate,
+    /// One per thread, by thread number.
+    pub heartbeats: Heartbeats,
 }
 
 /// How a thread ended.
@@ -46,10 +53,13 @@ pub struct WorkerOutcome {
 }
 
 /// Runs one thread's plan; always sends the recorder's final interval.
-pub fn run(plan: WorkerPlan, ctx: &WorkerContext<'_>, sink: Sender<Interval>) -> WorkerOutcome {
+pub fn run(plan: WorkerPlan, ctx: &WorkerContext, sink: Sender<Interval>) -> WorkerOutcome {
+    // Opened before the phase's clock starts: connecting is not part of the workload.
+    let session = ctx.driver.session();
+    let start = ctx.gate.arrive_and_wait();
     let recorder =
-        Recorder::new(plan.thread, ctx.clock.clone(), ctx.origin, sink).with_extras(ctx.extras);
-    let session = match ctx.driver.session() {
+        Recorder::new(plan.thread, ctx.clock.clone(), start.origin, sink).with_extras(ctx.extras);
+    let session = match session {
         Ok(session) => session,
         Err(e) => {
             recorder.finish();
@@ -59,10 +69,11 @@ pub fn run(plan: WorkerPlan, ctx: &WorkerContext<'_>, sink: Sender<Interval>) ->
             };
         }
     };
-    let mut db = MeasuredSession::new(session, recorder);
+    let heartbeat = ctx.heartbeats.get(plan.thread).cloned().unwrap_or_default();
+    let mut db = MeasuredSession::new(session, recorder, heartbeat, start.deadline);
     let mut work = ctx.workload.thread();
     let throttle = (plan.ops_per_sec > 0.0)
-        .then(|| Throttle::start(plan.ops_per_sec, ctx.clock, &mut thread_rng(), ctx.stop));
+        .then(|| Throttle::start(plan.ops_per_sec, &ctx.clock, &mut thread_rng(), &ctx.stop));
     if let (Some(t), true) = (&throttle, ctx.measure_intended) {
         db.set_intended_start(Some(t.first()));
     }
@@ -72,29 +83,35 @@ pub fn run(plan: WorkerPlan, ctx: &WorkerContext<'_>, sink: Sender<Interval>) ->
         if ctx.stop.is_set() {
             break;
         }
-        match ctx.phase {
-            Phase::Load => {
-                if !work.insert_next(&mut db) {
-                    insert_failed = true;
-                    break;
-                }
+        let inserted = match ctx.phase {
+            Phase::Load => work.insert_next(&mut db),
+            Phase::Run => {
+                work.transaction(&mut db);
+                true
             }
-            Phase::Run => work.transaction(&mut db),
+        };
+        if db.late() {
+            // Ended at or after the time limit: outside the measured window, not
+            // counted, and the thread's part of the phase is over.
+            break;
+        }
+        if !inserted {
+            insert_failed = true;
+            break;
         }
         db.operation_done();
         done += 1;
-        if let (Some(deadline), Some(end)) = (ctx.deadline, db.last_end()) {
-            if end >= deadline {
+        if let Some(t) = &throttle {
+            let next = t.deadline(&ctx.clock, done);
+            sleep_until(
+                &ctx.clock,
+                start.deadline.map_or(next, |d| d.min(next)),
+                &ctx.stop,
+            );
+            if start.deadline.is_some_and(|d| ctx.clock.now() >= d) {
+                // Slept until the time limit: a call now would end outside the window.
                 break;
             }
-        }
-        if let Some(t) = &throttle {
-            let next = t.deadline(ctx.clock, done);
-            sleep_until(
-                ctx.clock,
-                ctx.deadline.map_or(next, |d| d.min(next)),
-                ctx.stop,
-            );
             if ctx.measure_intended {
                 db.set_intended_start(Some(next));
             }

@@ -124,17 +124,26 @@ fn resolve(s: &JobSection) -> Result<Job, FileIoError> {
             ))
         }
     };
-    let percent = |key: &str, text: &str| -> Result<f64, FileIoError> {
-        let v = parse_count(key, text)?;
-        if v > 100 {
-            return Err(FileIoError::bad_value(key, text, "a percentage 0–100"));
+    // Checked whatever `rw` is: a mix that this job does not use is still a
+    // mistake in the job file, not something to ignore.
+    let percent = |key: &str| -> Result<Option<f64>, FileIoError> {
+        let Some(text) = s.options.get(key) else {
+            return Ok(None);
+        };
+        match text.trim().parse::<u64>() {
+            Ok(v) if v <= 100 => Ok(Some(v as f64 / 100.0)),
+            _ => Err(FileIoError::bad_value(
+                key,
+                text,
+                "a whole percentage from 0 to 100",
+            )),
         }
-        Ok(v as f64 / 100.0)
     };
+    let (mix_read, mix_write) = (percent("rwmixread")?, percent("rwmixwrite")?);
     let read_share = if mixed {
-        match (s.options.get("rwmixread"), s.options.get("rwmixwrite")) {
-            (Some(r), _) => percent("rwmixread", r)?,
-            (None, Some(w)) => 1.0 - percent("rwmixwrite", w)?,
+        match (mix_read, mix_write) {
+            (Some(r), _) => r,
+            (None, Some(w)) => 1.0 - w,
             (None, None) => 0.5,
         }
     } else if read_only {

@@ -12,17 +12,24 @@ pub const MAX_THREADS: usize = crate::client::config::MAX_THREADS;
 /// kernel's ring limit is 32768 entries).
 pub const MAX_DEPTH: u64 = 4096;
 
-/// Checks a count option (`threads`, `numjobs`, `iodepth`, …) against `1..=max`
-/// (0 counts as 1, as the tools take it).
+/// Checks a count option (`threads`, `numjobs`, `iodepth`, …) against `1..=max`.
+/// 0 is refused: running one thread (or one request in flight) when asked for
+/// none would be silently different from what was asked.
 pub fn bounded(option: &str, value: u64, max: u64) -> Result<usize, super::error::FileIoError> {
-    if value > max {
+    if value == 0 || value > max {
         return Err(super::error::FileIoError::bad_value(
             option,
             &value.to_string(),
-            &format!("1 to {max}"),
+            &format!("an integer from 1 to {max}"),
         ));
     }
-    Ok(value.max(1) as usize)
+    usize::try_from(value).map_err(|_| {
+        super::error::FileIoError::bad_value(
+            option,
+            &value.to_string(),
+            &format!("an integer from 1 to {max}"),
+        )
+    })
 }
 
 /// How requests are issued.

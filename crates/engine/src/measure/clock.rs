@@ -10,6 +10,19 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Tick(u64);
 
+impl Tick {
+    /// The reading as a number, to keep in an atomic.
+    #[inline]
+    pub fn raw(self) -> u64 {
+        self.0
+    }
+
+    /// A reading kept with `raw`.
+    pub fn from_raw(raw: u64) -> Self {
+        Self(raw)
+    }
+}
+
 /// A calibrated clock; clones are cheap and share the calibration.
 #[derive(Debug, Clone)]
 pub struct Clock {

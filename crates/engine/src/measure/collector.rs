@@ -20,6 +20,9 @@ use super::recorder::{Interval, ReturnCounts};
 use super::status_line::{self, StatusInput};
 use crate::target::Status;
 
+/// The longest `run_until` waits before asking whether to give up.
+const POLL: Duration = Duration::from_millis(100);
+
 /// One operation type's figures in one second of the time series.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SecondStats {
@@ -290,6 +293,19 @@ impl Collector {
         origin: Instant,
         planned: u64,
     ) {
+        self.run_until(status_every, origin, planned, |_| false);
+    }
+
+    /// As `run_until_done`, but also ends when `give_up(now)` says so (asked at
+    /// least every `POLL`, so a phase can end while a thread is stuck). Returns
+    /// true when every recorder was done.
+    pub fn run_until(
+        &mut self,
+        status_every: Option<Duration>,
+        origin: Instant,
+        planned: u64,
+        mut give_up: impl FnMut(Instant) -> bool,
+    ) -> bool {
         let mut last_status = origin;
         self.origin = Some(origin);
         self.window_start = Some(origin);
@@ -299,13 +315,16 @@ impl Collector {
         let mut next_status = origin + status_every.unwrap_or_default() + grace;
         loop {
             let wait = match status_every {
-                Some(_) => next_status.saturating_duration_since(Instant::now()),
-                None => Duration::from_secs(1),
+                Some(_) => next_status
+                    .saturating_duration_since(Instant::now())
+                    .min(POLL),
+                None => POLL,
             };
             let done = self.receive(wait) == Received::Done;
             let now = Instant::now();
+            let ending = done || give_up(now);
             if let Some(period) = status_every {
-                if done || now >= next_status {
+                if ending || now >= next_status {
                     self.print_status(origin, last_status, now, planned);
                     last_status = now;
                     while next_status <= now {
@@ -313,10 +332,27 @@ impl Collector {
                     }
                 }
             }
-            if done {
-                return;
+            if ending {
+                return done;
             }
         }
+    }
+
+    /// Merges every interval that has arrived, without waiting.
+    pub fn drain(&mut self) {
+        while let Ok(interval) = self.receiver.try_recv() {
+            self.merge(interval);
+        }
+    }
+
+    /// The threads (by number) that have not sent their final interval.
+    pub fn unfinished_threads(&self) -> Vec<usize> {
+        self.progress
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| **p != Progress::Finished)
+            .map(|(thread, _)| thread)
+            .collect()
     }
 
     fn print_status(&mut self, origin: Instant, last: Instant, now: Instant, planned: u64) {
@@ -384,11 +420,27 @@ impl Collector {
         self.measurements.hdr_log_error = log.close().err();
     }
 
-    /// Closes every second and returns the phase's measurements.
-    pub fn finish(mut self) -> Measurements {
-        while let Ok(interval) = self.receiver.try_recv() {
-            self.merge(interval);
+    /// Counts `operations` completed in `second` whose interval never arrived
+    /// (a thread that got stuck before handing it over); no latencies come with them.
+    pub fn add_unreported(&mut self, second: u64, operations: u64) {
+        self.measurements.operations += operations;
+        let second = second.max(self.closed_through);
+        self.open.entry(second).or_default().ops += operations;
+    }
+
+    /// Makes the time series reach the end of `runtime` (seconds without
+    /// completions have `ops` 0): for a phase that ended while threads were
+    /// stuck, whose last seconds nobody reported.
+    pub fn cover(&mut self, runtime: Duration) {
+        let seconds = runtime.as_secs() + u64::from(runtime.subsec_nanos() > 0);
+        if seconds > self.closed_through {
+            self.open.entry(seconds - 1).or_default();
         }
+    }
+
+    /// Closes every second and returns the phase's measurements. Intervals
+    /// still in the channel are not read (call `drain` first to have them).
+    pub fn finish(mut self) -> Measurements {
         let end = self.open_end();
         self.close_before(end);
         self.close_logs();

@@ -55,15 +55,18 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder for thread `thread` of a phase that started at `origin`.
+    /// A recorder for thread `thread` of a phase that started at `origin`. It
+    /// starts in the phase's first second even when made later (a thread that
+    /// got no CPU until then): its first call hands that second over, empty, and
+    /// a thread without calls reports its cleanup there rather than in a second
+    /// after the phase's end.
     pub fn new(thread: usize, clock: Clock, origin: Tick, sink: Sender<Interval>) -> Self {
-        let second = clock.duration_between(origin, clock.now()).as_secs();
         Self {
-            next_boundary: clock.after(origin, Duration::from_secs(second + 1)),
+            next_boundary: clock.after(origin, Duration::from_secs(1)),
             thread,
             clock,
             origin,
-            second,
+            second: 0,
             operations: 0,
             actual: std::array::from_fn(|_| None),
             intended: std::array::from_fn(|_| None),
@@ -93,6 +96,25 @@ impl Recorder {
         if end >= self.next_boundary {
             self.roll_over(end);
         }
+        self.add(op, status, start, end, intended);
+    }
+
+    /// Records a call into the interval the thread is in, whatever the time: for
+    /// the session's cleanup, after the workload (it belongs to the thread's last
+    /// second, not to one after a time limit).
+    pub fn record_final(&mut self, op: Operation, status: Status, start: Tick, end: Tick) {
+        self.add(op, status, start, end, None);
+    }
+
+    #[inline]
+    fn add(
+        &mut self,
+        op: Operation,
+        status: Status,
+        start: Tick,
+        end: Tick,
+        intended: Option<Tick>,
+    ) {
         let slot = Slot {
             operation: op,
             failed: !status.is_ok(),
@@ -126,6 +148,18 @@ impl Recorder {
     #[inline]
     pub fn operation_done(&mut self) {
         self.operations += 1;
+    }
+
+    /// The second (since the phase start) of the interval being recorded.
+    #[inline]
+    pub fn second(&self) -> u64 {
+        self.second
+    }
+
+    /// Operations counted in the interval being recorded (not yet handed over).
+    #[inline]
+    pub fn pending_operations(&self) -> u64 {
+        self.operations
     }
 
     /// The clock this recorder measures with.

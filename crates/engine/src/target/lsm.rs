@@ -6,6 +6,10 @@
 //! row (`row`). Defaults keep the engine's own memory small so operations reach
 //! the files: a 1 MiB block cache (bloom filters and index blocks stay pinned in
 //! memory, as Cassandra's do), a 1 MiB memtable and 2 MiB tables.
+//!
+//! A compaction assistant (`lsm_compaction`) makes the compaction attempts that
+//! fjall 3.1 stops scheduling once its writers are halted; without it a long
+//! load stopped for good at about half a million records.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -18,6 +22,7 @@ use serde_json::json;
 use super::embedded::{
     byte_size, data_dir, DirUsage, FirstError, SyncMode, SyncSchedule, DEFAULT_CACHE_BYTES,
 };
+use super::lsm_compaction::{CompactionAssist, Keyspaces};
 use super::{row, Record, Session, Status, TargetDriver, TargetInfo};
 use crate::error::{PropertyError, TargetError};
 use crate::properties::Properties;
@@ -114,10 +119,14 @@ struct Shared {
     settings: Settings,
     locks: RowLocks,
     schedule: SyncSchedule,
+    /// Every keyspace a session opened, for the compaction assistant.
+    keyspaces: Keyspaces,
 }
 
 struct LsmDriver {
     shared: Arc<Shared>,
+    /// Makes up for fjall's lost compaction attempts (`lsm_compaction`); stops when dropped.
+    assist: CompactionAssist,
 }
 
 impl LsmDriver {
@@ -130,13 +139,18 @@ impl LsmDriver {
             .manual_journal_persist(false)
             .open()
             .map_err(|e| failed(format!("cannot open '{}': {e}", data.display())))?;
+        let keyspaces = Keyspaces::default();
+        let assist = CompactionAssist::start(db.clone(), Arc::clone(&keyspaces))
+            .map_err(|e| failed(format!("cannot start the compaction assistant: {e}")))?;
         Ok(LsmDriver {
             shared: Arc::new(Shared {
                 db,
                 schedule: SyncSchedule::new(settings.sync),
                 settings,
                 locks: RowLocks::new(),
+                keyspaces,
             }),
+            assist,
         })
     }
 }
@@ -170,6 +184,7 @@ impl TargetDriver for LsmDriver {
             "memtable_bytes": s.memtable_bytes,
             "table_bytes": s.table_bytes,
             "compaction": "leveled",
+            "assisted_compactions": self.assist.compactions(),
             "pinned_in_memory": "bloom filters and index blocks",
             "compression": "none",
             "sync": s.sync.name(),
@@ -220,11 +235,25 @@ impl LsmSession {
         if table.is_empty() || table.len() > 255 {
             return Err(format!("table name '{table}' must be 1 to 255 bytes"));
         }
-        let ks = self
-            .shared
-            .db
-            .keyspace(table, options(&self.shared.settings))
-            .map_err(|e| e.to_string())?;
+        let ks = {
+            let mut shared = self
+                .shared
+                .keyspaces
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            match shared.get(table) {
+                Some(ks) => ks.clone(),
+                None => {
+                    let ks = self
+                        .shared
+                        .db
+                        .keyspace(table, options(&self.shared.settings))
+                        .map_err(|e| e.to_string())?;
+                    shared.insert(table.to_string(), ks.clone());
+                    ks
+                }
+            }
+        };
         self.keyspaces.insert(table.to_string(), ks.clone());
         Ok(ks)
     }

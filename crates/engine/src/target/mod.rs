@@ -16,6 +16,7 @@ pub mod cassandra;
 mod embedded;
 pub mod endpoint;
 pub mod lsm;
+mod lsm_compaction;
 pub mod mongodb;
 pub mod mysql;
 pub mod null;

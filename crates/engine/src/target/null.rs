@@ -7,7 +7,12 @@
 //! the delay). With `null.delay_random=true` each operation's delay is drawn
 //! uniformly below `null.delay_us` instead (YCSB's BasicDB with
 //! `basicdb.randomizedelay`).
+//!
+//! `null.test_hang_after` is for testing the engine itself: after that many
+//! calls every call blocks for good, as a target stuck in a write stall does.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rand::Rng as _;
@@ -24,13 +29,15 @@ const RANDOM_KEY: &str = "null.delay_random";
 /// also keep an interrupted run from stopping for that long.
 const MAX_DELAY_US: u64 = 60_000_000;
 const DELAY_EXPECTED: &str = "a whole number of microseconds from 0 to 60000000 (60 s)";
+/// Test-only: the number of calls after which every call blocks for good (0 = never).
+const HANG_KEY: &str = "null.test_hang_after";
 
 /// Registry entry for `null`.
 pub fn info() -> TargetInfo {
     TargetInfo {
         name: "null",
         summary: "does nothing; measures the client itself (null.delay_us: a service time)",
-        properties: &[DELAY_KEY, RANDOM_KEY],
+        properties: &[DELAY_KEY, RANDOM_KEY, HANG_KEY],
         open: |props: &Properties| {
             let micros: u64 = props.parse_or(DELAY_KEY, 0, DELAY_EXPECTED)?;
             if micros > MAX_DELAY_US {
@@ -42,11 +49,14 @@ pub fn info() -> TargetInfo {
                 .into());
             }
             let random = props.bool_or(RANDOM_KEY, false)?;
-            Ok(match micros {
-                0 => Box::new(NullDriver),
-                n => Box::new(DelayedDriver {
-                    delay: Duration::from_micros(n),
+            let hang_after: u64 =
+                props.parse_or(HANG_KEY, 0, "a whole number of calls (0 = never)")?;
+            Ok(match (micros, hang_after) {
+                (0, 0) => Box::new(NullDriver),
+                (micros, after) => Box::new(DelayedDriver {
+                    delay: Duration::from_micros(micros),
                     random,
+                    hang: (after > 0).then(|| Arc::new(HangAfter::new(after))),
                 }),
             })
         },
@@ -90,11 +100,37 @@ impl Session for NullSession {
     }
 }
 
-/// `null` with a service time: a type of its own so that plain `null` (the
-/// client benchmark) keeps its empty calls.
+/// Counts calls over all sessions; past the limit, calls never return.
+struct HangAfter {
+    limit: u64,
+    calls: AtomicU64,
+}
+
+impl HangAfter {
+    fn new(limit: u64) -> Self {
+        Self {
+            limit,
+            calls: AtomicU64::new(0),
+        }
+    }
+
+    /// Returns while the limit is not reached; then blocks the calling thread for good.
+    fn check(&self) {
+        if self.calls.fetch_add(1, Ordering::Relaxed) >= self.limit {
+            loop {
+                // park() may return spuriously; a stuck target does not.
+                std::thread::park();
+            }
+        }
+    }
+}
+
+/// `null` with a service time (or a hang): a type of its own so that plain
+/// `null` (the client benchmark) keeps its empty calls.
 struct DelayedDriver {
     delay: Duration,
     random: bool,
+    hang: Option<Arc<HangAfter>>,
 }
 
 impl TargetDriver for DelayedDriver {
@@ -109,11 +145,19 @@ impl TargetDriver for DelayedDriver {
         Ok(Box::new(DelayedSession {
             delay: self.delay,
             rng: self.random.then(crate::generator::thread_rng),
+            hang: self.hang.clone(),
         }))
     }
 
     fn describe(&self) -> serde_json::Value {
-        serde_json::json!({"delay_us": self.delay.as_micros() as u64, "delay_random": self.random})
+        let mut d = serde_json::json!({
+            "delay_us": self.delay.as_micros() as u64,
+            "delay_random": self.random,
+        });
+        if let Some(h) = &self.hang {
+            d["test_hang_after"] = h.limit.into();
+        }
+        d
     }
 }
 
@@ -121,15 +165,21 @@ struct DelayedSession {
     delay: Duration,
     /// Set when each delay is drawn uniformly below `delay`.
     rng: Option<crate::generator::Rng>,
+    hang: Option<Arc<HangAfter>>,
 }
 
 impl DelayedSession {
     fn serve(&mut self) -> Status {
+        if let Some(h) = &self.hang {
+            h.check();
+        }
         let delay = match self.rng.as_mut() {
             Some(rng) => rng.random_range(Duration::ZERO..self.delay),
             None => self.delay,
         };
-        std::thread::sleep(delay);
+        if !delay.is_zero() {
+            std::thread::sleep(delay);
+        }
         Status::Ok
     }
 }

@@ -122,6 +122,61 @@ fn bad_input_on(fs: &Mounted) {
     assert!(!fs.join("big").exists(), "nothing laid out");
 }
 
+/// Counts and shares outside their range are refused, not turned into something
+/// else (`--threads=0` used to run one thread, `rwmixread=200` was ignored when
+/// `rw` was not a mix). No file system needed: nothing gets that far.
+#[test]
+fn counts_and_percentages_out_of_range_exit_2() {
+    let out = OutDir::new("ranges");
+    let dir = format!("--file-dir={}", out.0.display());
+    for (option, range) in [
+        ("--threads=0", "from 1 to 4096"),
+        ("--file-async-backlog=0", "from 1 to 4096"),
+    ] {
+        let name = option.split('=').next().unwrap();
+        refused(
+            &[
+                "sysbench",
+                "fileio",
+                "--file-total-size=16M",
+                option,
+                &dir,
+                "prepare",
+            ],
+            &[name, range],
+        );
+    }
+    assert!(!out.join("test_file.0").exists(), "nothing prepared");
+    let job = out.join("job.fio");
+    let data = out.join("data");
+    for (rw, option, value) in [
+        ("randread", "rwmixread", "200"),
+        ("randrw", "rwmixread", "101"),
+        ("write", "rwmixwrite", "150"),
+        ("randrw", "rwmixwrite", "-5"),
+        ("randrw", "rwmixread", "50.5"),
+    ] {
+        let text = format!(
+            "[j]\nfilename={}\nsize=1M\nrw={rw}\n{option}={value}\n",
+            data.display()
+        );
+        std::fs::write(&job, text).unwrap();
+        refused(
+            &["fio", job.to_str().unwrap()],
+            &[option, value, "a whole percentage from 0 to 100"],
+        );
+    }
+    for (option, value) in [("numjobs", "0"), ("iodepth", "0")] {
+        let text = format!(
+            "[j]\nfilename={}\nsize=1M\nioengine=io_uring\n{option}={value}\n",
+            data.display()
+        );
+        std::fs::write(&job, text).unwrap();
+        refused(&["fio", job.to_str().unwrap()], &[option, "from 1 to 4096"]);
+    }
+    assert!(!data.exists(), "nothing laid out");
+}
+
 /// Takes all but `keep` bytes of the free space of `fs` (allocated, not written: fast).
 fn fill_all_but(fs: &Mounted, keep: u64) {
     let free = {
