@@ -167,7 +167,9 @@ def owned_by(client: docker.DockerClient, pid: int) -> dict[str, list[str]]:
     """Names of the containers, networks and volumes the process `pid` labelled."""
     selector = {"label": f"{labels.PID}={pid}"}
     return {
-        "container": [c.name for c in client.containers.list(all=True, filters=selector)],
+        "container": [
+            c.name for c in client.containers.list(all=True, filters=selector, ignore_removed=True)
+        ],
         "network": [n.name for n in client.networks.list(filters=selector)],
         "volume": [v.name for v in client.volumes.list(filters=selector)],
     }
@@ -175,7 +177,7 @@ def owned_by(client: docker.DockerClient, pid: int) -> dict[str, list[str]]:
 
 def containers_with_role(client: docker.DockerClient, pid: int, role: str) -> list[str]:
     selector = {"label": [f"{labels.PID}={pid}", f"{labels.ROLE}={role}"]}
-    return [c.name for c in client.containers.list(all=True, filters=selector)]
+    return [c.name for c in client.containers.list(all=True, filters=selector, ignore_removed=True)]
 
 
 def docker_phase_seen(client: docker.DockerClient, pid: int, phase: str) -> Callable[[], bool]:

@@ -46,7 +46,7 @@ def _busy(exc: docker.errors.APIError, name: str) -> bool:
 
 def _remove_containers(client: docker.DockerClient, filters: dict, only_dead: bool) -> list[str]:
     removed = []
-    for container in client.containers.list(all=True, filters=filters):
+    for container in client.containers.list(all=True, filters=filters, ignore_removed=True):
         if only_dead and not _dead(container.labels):
             continue
         try:
@@ -122,7 +122,7 @@ def dead_runs(client: docker.DockerClient) -> dict[str, Removed]:
             getattr(found.setdefault(experiment, Removed()), kind).append(name)
 
     filters = {"label": labels.EXPERIMENT}
-    for container in client.containers.list(all=True, filters=filters):
+    for container in client.containers.list(all=True, filters=filters, ignore_removed=True):
         add("containers", container.name, container.labels)
     for network in client.networks.list(filters=filters):
         add("networks", network.name, network.attrs.get("Labels"))
