@@ -8,7 +8,7 @@ use rand::Rng as _;
 
 use super::fields::{field_names, fill_deterministic, fill_printable, LengthGenerator};
 use super::key_chooser::{KeyChooser, KeyLimit};
-use super::keys::KeyNamer;
+use super::keys::{KeyName, KeyNamer};
 use super::operation_chooser::{CoreOperation, OperationChooser};
 use super::properties::CoreConfig;
 use crate::client::MeasuredSession;
@@ -120,7 +120,7 @@ impl CoreWorkload {
                 c.min_scan_length,
                 c.max_scan_length,
             ),
-            key: String::with_capacity(64),
+            key: self.namer.new_name(),
             all_values: record(&self.field_names),
             one_values: self.field_names.chunks(1).map(&record).collect(),
             one_field: 0,
@@ -139,7 +139,7 @@ pub struct ThreadWorkload<'a> {
     limit: KeyLimit,
     field_length: LengthGenerator,
     scan_length: LengthGenerator,
-    key: String,
+    key: KeyName,
     all_values: Record,
     /// One single-field record per field, its name set once: an update of one
     /// field fills the value of `one_values[one_field]` instead of copying the
