@@ -67,8 +67,8 @@ pub fn fill_printable(rng: &mut Rng, buf: &mut Vec<u8>, len: usize) {
     for chunk in &mut chunks {
         chunk.copy_from_slice(&printable8(local.next_u64()).to_le_bytes());
     }
-    // Drawn even when no byte is left, so the values of a seed do not depend on
-    // whether `len` is a multiple of 8.
+    // Drawn even when no byte is left, as the engine always did: a seed keeps
+    // giving the same values.
     let mut last = printable8(local.next_u64());
     for byte in chunks.into_remainder() {
         *byte = last as u8;
