@@ -326,3 +326,90 @@ fn latest_reads_follow_run_phase_inserts_and_never_run_ahead() {
         "only {reads_of_new_keys} reads of inserted keys"
     );
 }
+
+/// A target that remembers, for every update, the names and values it was given.
+#[derive(Default)]
+struct UpdateLog {
+    updates: Arc<Mutex<Vec<Record>>>,
+}
+
+struct UpdateLogSession {
+    updates: Arc<Mutex<Vec<Record>>>,
+}
+
+impl TargetDriver for UpdateLog {
+    fn session(&self) -> Result<Box<dyn Session>, TargetError> {
+        Ok(Box::new(UpdateLogSession {
+            updates: Arc::clone(&self.updates),
+        }))
+    }
+}
+
+impl Session for UpdateLogSession {
+    fn read(&mut self, _: &str, _: &str, _: Option<&[String]>, _: &mut Record) -> Status {
+        Status::Ok
+    }
+    fn scan(
+        &mut self,
+        _: &str,
+        _: &str,
+        _: usize,
+        _: Option<&[String]>,
+        _: &mut Vec<(String, Record)>,
+    ) -> Status {
+        Status::Ok
+    }
+    fn update(&mut self, _: &str, _: &str, values: &Record) -> Status {
+        self.updates.lock().unwrap().push(values.clone());
+        Status::Ok
+    }
+    fn insert(&mut self, _: &str, _: &str, _: &Record) -> Status {
+        Status::Ok
+    }
+    fn delete(&mut self, _: &str, _: &str) -> Status {
+        Status::Ok
+    }
+}
+
+/// The updates of a 4,000-operation run of `workload` with `extra` properties.
+fn updates_of(workload: &str, extra: &[(&str, &str)]) -> Vec<Record> {
+    let mut p = load(workload);
+    p.set("operationcount", "4000");
+    for &(k, v) in extra {
+        p.set(k, v);
+    }
+    let config = CoreConfig::from_properties(&p).unwrap();
+    let workload = CoreWorkload::new(config, Phase::Run).unwrap();
+    let client = ClientConfig::from_properties(&p, false).unwrap();
+    let target = UpdateLog::default();
+    let outcome = run_phase(Phase::Run, &workload, &target, &client, &StopFlag::new());
+    assert_eq!(outcome.status, PhaseStatus::Ok);
+    let updates = target.updates.lock().unwrap().clone();
+    assert!(updates.len() > 1000, "{} updates", updates.len());
+    updates
+}
+
+#[test]
+fn updates_write_one_random_field_unless_writeallfields() {
+    let names: Vec<String> = (0..10).map(|i| format!("field{i}")).collect();
+    // Workload A updates; F's read-modify-writes update too.
+    for workload in ["workloada", "workloadf"] {
+        let mut seen = vec![0usize; names.len()];
+        for Record { fields } in updates_of(workload, &[("fieldlength", "37")]) {
+            assert_eq!(fields.len(), 1, "{workload}: one field per update");
+            let (name, value) = &fields[0];
+            let i = names.iter().position(|n| n == name);
+            let i = i.unwrap_or_else(|| panic!("{workload}: unknown field {name}"));
+            seen[i] += 1;
+            assert_eq!(value.len(), 37);
+            assert!(value.iter().all(|b| (32..=126).contains(b)), "{value:?}");
+        }
+        // Uniform over 10 fields: > 1000 updates put well over 30 on each.
+        assert!(seen.iter().all(|&n| n > 30), "{workload}: {seen:?}");
+    }
+    for Record { fields } in updates_of("workloada", &[("writeallfields", "true")]) {
+        let got: Vec<&String> = fields.iter().map(|(n, _)| n).collect();
+        assert_eq!(got, names.iter().collect::<Vec<_>>());
+        assert!(fields.iter().all(|(_, v)| v.len() == 100));
+    }
+}

@@ -8,7 +8,7 @@ use rand::Rng as _;
 
 use super::fields::{field_names, fill_deterministic, fill_printable, LengthGenerator};
 use super::key_chooser::{KeyChooser, KeyLimit};
-use super::keys::KeyNamer;
+use super::keys::{KeyName, KeyNamer};
 use super::operation_chooser::{CoreOperation, OperationChooser};
 use super::properties::CoreConfig;
 use crate::client::MeasuredSession;
@@ -120,9 +120,10 @@ impl CoreWorkload {
                 c.min_scan_length,
                 c.max_scan_length,
             ),
-            key: String::with_capacity(64),
+            key: self.namer.new_name(),
             all_values: record(&self.field_names),
-            one_value: record(&self.field_names[..1]),
+            one_values: self.field_names.chunks(1).map(&record).collect(),
+            one_field: 0,
             read_out: Record::default(),
             scan_out: Vec::new(),
             verify_buf: Vec::new(),
@@ -138,9 +139,13 @@ pub struct ThreadWorkload<'a> {
     limit: KeyLimit,
     field_length: LengthGenerator,
     scan_length: LengthGenerator,
-    key: String,
+    key: KeyName,
     all_values: Record,
-    one_value: Record,
+    /// One single-field record per field, its name set once: an update of one
+    /// field fills the value of `one_values[one_field]` instead of copying the
+    /// chosen name into a shared record (a `memcpy` call per update).
+    one_values: Vec<Record>,
+    one_field: usize,
     read_out: Record,
     scan_out: Vec<(String, Record)>,
     /// The expected value under `dataintegrity`, reused.
@@ -246,12 +251,7 @@ impl ThreadWorkload<'_> {
         let shared = self.shared;
         self.choose_key();
         self.fill_update_values();
-        let values = if shared.config.write_all_fields {
-            &self.all_values
-        } else {
-            &self.one_value
-        };
-        db.update(&shared.config.table, &self.key, values);
+        db.update(&shared.config.table, &self.key, self.update_values());
     }
 
     fn insert(&mut self, db: &mut MeasuredSession) {
@@ -291,15 +291,14 @@ impl ThreadWorkload<'_> {
         let fields = self.read_fields().map(|r| &shared.field_names[r]);
         // Values are built before the read, as YCSB does, so only the calls are timed.
         self.fill_update_values();
-        let values = if shared.config.write_all_fields {
-            &self.all_values
-        } else {
-            &self.one_value
-        };
+        // Taken out while `values` borrows self (put back before `verify` reads it).
+        let mut read_out = std::mem::take(&mut self.read_out);
+        let values = self.update_values();
         let start = db.clock().now();
-        let read = db.read(&shared.config.table, &self.key, fields, &mut self.read_out);
+        let read = db.read(&shared.config.table, &self.key, fields, &mut read_out);
         let update = db.update(&shared.config.table, &self.key, values);
         let end = db.clock().now();
+        self.read_out = read_out;
         let status = if !read.is_ok() { read } else { update };
         db.record(Operation::ReadModifyWrite, status, start, end);
         if shared.config.data_integrity && read.is_ok() {
@@ -313,6 +312,16 @@ impl ThreadWorkload<'_> {
             self.fill_all_values();
         } else {
             self.fill_one_value();
+        }
+    }
+
+    /// The record `fill_update_values` filled last.
+    #[inline]
+    fn update_values(&self) -> &Record {
+        if self.shared.config.write_all_fields {
+            &self.all_values
+        } else {
+            &self.one_values[self.one_field]
         }
     }
 
@@ -330,12 +339,10 @@ impl ThreadWorkload<'_> {
     }
 
     fn fill_one_value(&mut self) {
-        let names = &self.shared.field_names;
-        let i = self.rng.random_range(0..names.len());
+        self.one_field = self.rng.random_range(0..self.one_values.len());
         let len = self.field_length.next(&mut self.rng) as usize;
-        if let Some((name, value)) = self.one_value.fields.first_mut() {
-            name.clear();
-            name.push_str(&names[i]);
+        let record = &mut self.one_values[self.one_field];
+        if let Some((name, value)) = record.fields.first_mut() {
             if self.shared.config.data_integrity {
                 fill_deterministic(&self.key, name, value, len);
             } else {
