@@ -159,7 +159,9 @@ fn calls_that_end_after_the_time_limit_are_not_counted() {
     );
     // No READ entry when no call ended in time (a loaded machine: other tests of
     // this binary start 4096 threads at the same time).
-    let reads = doc["operations_by_type"]["READ"]["count"].as_u64().unwrap_or(0);
+    let reads = doc["operations_by_type"]["READ"]["count"]
+        .as_u64()
+        .unwrap_or(0);
     assert_eq!(reads, operations);
     let series = doc["timeseries"].as_array().unwrap();
     assert_eq!(series.len(), 1, "{series:?}");

@@ -381,8 +381,15 @@ fn updates_of(workload: &str, extra: &[(&str, &str)]) -> Vec<Record> {
     let config = CoreConfig::from_properties(&p).unwrap();
     let workload = CoreWorkload::new(config, Phase::Run).unwrap();
     let client = ClientConfig::from_properties(&p, false).unwrap();
-    let target = UpdateLog::default();
-    let outcome = run_phase(Phase::Run, &workload, &target, &client, &StopFlag::new());
+    let target = Arc::new(UpdateLog::default());
+    let outcome = run_phase(
+        Phase::Run,
+        Arc::new(workload),
+        target.clone(),
+        "test",
+        &client,
+        &StopFlag::new(),
+    );
     assert_eq!(outcome.status, PhaseStatus::Ok);
     let updates = target.updates.lock().unwrap().clone();
     assert!(updates.len() > 1000, "{} updates", updates.len());
