@@ -113,3 +113,24 @@ def test_bfq_weights_order_the_shares(loop_disk, group_name):
     assert heavy_bytes > light_bytes
     assert heavy_bytes / (heavy_bytes + light_bytes) > 0.6
     assert devices.scheduler(device) == before  # restored
+
+
+def test_weights_turn_bfq_low_latency_off_while_in_force(loop_disk, group_name):
+    # BFQ's low-latency heuristics raise the weight of queues that look interactive or
+    # soft real-time (a reader waiting for a CPU looks bursty); on a loaded machine they
+    # inverted the 100:25 shares above. Weights must therefore run with them off.
+    _, device = loop_disk
+    before = devices.scheduler(device)
+    devices.set_scheduler(device, "bfq")
+    devices.set_bfq_low_latency(device, True)
+    group = ProcessGroup.create(f"{group_name}-weighted")
+    try:
+        record = apply(group.cgroup, device, IoLimits(weight=50))
+        assert devices.bfq_low_latency(device) is False
+        assert record.disabled_low_latency and record.as_dict()["disabled_low_latency"]
+        assert any("low_latency" in note for note in record.notes)
+        remove(record)
+        assert devices.bfq_low_latency(device) is True  # as it was
+    finally:
+        group.remove()
+        devices.set_scheduler(device, before)

@@ -6,7 +6,13 @@ record for the results: the mechanism per control, the values, the device, the
 scheduler change, and the note on buffered writes. `remove` undoes one record.
 
 A weight needs the BFQ scheduler on the device. `apply` selects it when another
-scheduler is active and records the one it replaced; `remove` puts it back. The
+scheduler is active and records the one it replaced; `remove` puts it back. It also
+turns off BFQ's low-latency heuristics while weights are in force: they raise the
+weight of queues that look interactive or soft real-time (new queues, and readers
+that issue I/O in bursts, as any reader does while it waits for a CPU), which
+overrides the cgroup weights — measured here on a loaded 2-core machine, a 100:25
+pair got 0.24–0.38 of the bytes for the heavy group instead of 0.80; with the
+heuristics off, 0.77–0.80. The
 scheduler is per device, so whoever selected BFQ restores it: remove the control
 that changed it last. Where the device offers no BFQ (the module not loaded: `modprobe
 bfq`), cgroup v2 writes `io.weight` instead (the iocost controller; it divides the
@@ -60,6 +66,8 @@ class AppliedControls:
     """The device's scheduler while the controls are in force."""
     replaced_scheduler: str | None = None
     """The scheduler `apply` replaced with BFQ (restored by `remove`), or None."""
+    disabled_low_latency: bool = False
+    """`apply` turned BFQ's low_latency off (`remove` turns it back on)."""
     notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
@@ -129,6 +137,20 @@ def _ensure_bfq(device: BlockDevice) -> str | None:
     return current
 
 
+LOW_LATENCY_NOTE = (
+    "BFQ low_latency turned off on the device while weights are in force: its raising "
+    "of interactive and soft real-time queues would override the cgroup weights"
+)
+
+
+def _disable_low_latency(device: BlockDevice) -> bool:
+    """Turn BFQ's low_latency off; whether it was on (and so must be turned back on)."""
+    if devices.bfq_low_latency(device):
+        devices.set_bfq_low_latency(device, False)
+        return True
+    return False
+
+
 def apply(cgroup: Cgroup, device: BlockDevice, limits: IoLimits) -> AppliedControls:
     """Write `limits` for `device` into `cgroup`; on failure nothing stays applied."""
     record = AppliedControls(
@@ -141,6 +163,9 @@ def apply(cgroup: Cgroup, device: BlockDevice, limits: IoLimits) -> AppliedContr
             raise QosError(f"{device.name}: {why}")
         if mechanism != V2_IO_WEIGHT:
             record.replaced_scheduler = _ensure_bfq(device)
+            record.disabled_low_latency = _disable_low_latency(device)
+            if devices.bfq_low_latency(device) is False:
+                record.notes.append(LOW_LATENCY_NOTE)
         else:
             record.notes.append(iocost_note(device))
     record.scheduler = devices.scheduler(device)
@@ -168,6 +193,9 @@ def remove(record: AppliedControls) -> None:
         except QosError as exc:
             errors.append(str(exc))
     record.controls.clear()
+    if record.disabled_low_latency:  # before the scheduler: the setting is BFQ's
+        devices.set_bfq_low_latency(_device_of(record), True)
+        record.disabled_low_latency = False
     if record.replaced_scheduler is not None:
         device = _device_of(record)
         devices.set_scheduler(device, record.replaced_scheduler)

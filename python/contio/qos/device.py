@@ -105,3 +105,23 @@ def set_scheduler(device: BlockDevice, name: str) -> None:
         device.scheduler_file.write_text(name)
     except OSError as exc:
         raise QosError(f"cannot select {name} on {device.name}: {exc.strerror}") from exc
+
+
+def _low_latency_file(device: BlockDevice) -> Path:
+    return device.scheduler_file.parent / "iosched" / "low_latency"
+
+
+def bfq_low_latency(device: BlockDevice) -> bool | None:
+    """Whether BFQ's low-latency heuristics are on for the device (None: not BFQ)."""
+    try:
+        return _low_latency_file(device).read_text().strip() != "0"
+    except OSError:
+        return None
+
+
+def set_bfq_low_latency(device: BlockDevice, on: bool) -> None:
+    """Turn BFQ's low-latency heuristics on or off for the device (root only)."""
+    try:
+        _low_latency_file(device).write_text("1" if on else "0")
+    except OSError as exc:
+        raise QosError(f"cannot set BFQ low_latency on {device.name}: {exc.strerror}") from exc
