@@ -62,7 +62,7 @@ def _find_engine(explicit: Path | None) -> Path:
             raise SetupError(f"--engine: {explicit} is not a file")
         return explicit.resolve()
     try:
-        from contio.engine import find_engine
+        from contio.engine.invocation import find_engine
         from contio.errors import EngineNotFoundError
     except ImportError as exc:
         raise SetupError(f"the contio package is not importable ({exc}); run `make bench`") from exc

@@ -6,7 +6,7 @@ ops/s for workload A on an embedded engine with the adaptive rule, against the f
 method of paper 000 (100,000 operations per repetition, 5 repetitions). Five fixed
 repetitions reach whatever width they reach, so comparing the two wall times alone
 compares different precisions. Here both methods run repetition by repetition through
-`contio.runner.Runner` (loads included: workload A writes, so each repetition starts
+`contio.run.runner.Runner` (loads included: workload A writes, so each repetition starts
 from a fresh load), each until its interval is within ±2% or its cap, with the time
 and the interval recorded after every repetition:
 
@@ -107,9 +107,9 @@ def _spec_text(target: str, stop: str, records: int, data: Path) -> str:
 
 def _measure(text: str, scratch: Path) -> Timeline:
     """Runs one spec, noting when each repetition ended; returns its timeline."""
-    from contio.progress import RunProgress
-    from contio.runner import Runner
-    from contio.spec import parse_spec_text
+    from contio.experiment.spec import parse_spec_text
+    from contio.run.progress import RunProgress
+    from contio.run.runner import Runner
 
     spec = parse_spec_text(text, "bench", scratch)
     timeline = Timeline()

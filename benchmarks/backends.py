@@ -217,7 +217,7 @@ def _run_all(ctx: BenchContext, report: Report) -> None:
 def run(ctx: BenchContext) -> Report:
     """Provisions each backend in turn, runs every case with both tools, tears it down."""
     from contio.errors import Interrupted
-    from contio.runtime.signals import interrupts_raise
+    from contio.signals import interrupts_raise
 
     require_tool("fio")
     check_host()

@@ -105,7 +105,7 @@ class Sides:
         return done.throughput, done.operations, self.peer.cpu_ns() - before
 
     def in_container(self, side: str, round_: int) -> tuple[float, int, int]:
-        from contio.cell.client import EngineJob, finish_client, start_client
+        from contio.cells.engine_client import EngineJob, finish_client, start_client
 
         props = {"recordcount": str(self.records), "fieldlength": "100", "operationcount": "0",
                  "maxexecutiontime": str(self.seconds)}  # fmt: skip
@@ -131,8 +131,8 @@ def engine_cost(ctx: BenchContext, runtime, report: Report) -> None:
 
 
 def _measure(ctx: BenchContext, runtime, report: Report, engine_image: str) -> None:
-    from contio.cell.bindings import bridge_address, engine_binding
-    from contio.cell.client import prepare_workdir
+    from contio.cells.bindings import bridge_address, engine_binding
+    from contio.cells.engine_client import prepare_workdir
     from contio.images.build import build
     from contio.samplers.cgroup import ContainerCgroup
     from contio.targets import registry

@@ -22,9 +22,9 @@ PEER = "host"
 
 def _docker():
     try:
+        from contio.containers.docker_engine import ensure_engine
+        from contio.containers.docker_runtime import DockerRuntime
         from contio.errors import RuntimeUnavailableError
-        from contio.runtime.docker import DockerRuntime
-        from contio.runtime.docker_engine import ensure_engine
     except ImportError as exc:
         raise SetupError(f"the contio package is not importable ({exc}); run `make bench`") from exc
     try:

@@ -12,7 +12,7 @@ from rich.console import Console
 from benchmarks.errors import SetupError
 
 REPO_ROOT = Path(__file__).absolute().parent.parent
-WORKLOADS = REPO_ROOT / "python" / "contio" / "workloads"
+WORKLOADS = REPO_ROOT / "python" / "contio" / "workload" / "ycsb"
 
 
 def cache_dir() -> Path:

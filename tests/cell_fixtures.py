@@ -11,12 +11,12 @@ from contextlib import contextmanager
 import docker
 import pytest
 
-from contio.docker_setup import hold_image
+from contio.containers import labels
+from contio.containers.docker_engine import ensure_engine
+from contio.containers.docker_runtime import DockerRuntime
+from contio.containers.sweep import remove_experiment
 from contio.images.build import build
-from contio.runtime import labels
-from contio.runtime.docker import DockerRuntime
-from contio.runtime.docker_engine import ensure_engine
-from contio.runtime.sweep import remove_experiment
+from contio.run.docker_preparation import hold_image
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +31,7 @@ def engine_image(docker_client: docker.DockerClient) -> Iterator[str]:
     """The id of `contio/engine` built from this tree (reused while its recipe is unchanged).
 
     Containers are started by id and the image is held for the session (a created
-    container of it, `contio.docker_setup.hold_image`), so a build from another tree that
+    container of it, `contio.run.docker_preparation.hold_image`), so a build from another tree that
     moves `contio/engine:latest` meanwhile neither changes nor removes what these tests
     run (Docker refuses to remove an image a container refers to).
     """

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from contio.backends.owner_lock import OwnerLock, owner_alive
-from contio.engine import find_engine
+from contio.engine.invocation import find_engine
 from contio.errors import EngineNotFoundError
 
 TEST_STATE_PARENT = Path(tempfile.gettempdir()) / f"contio-tests-{os.getuid()}"

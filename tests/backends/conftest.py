@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from contio.backends import mountinfo
-from contio.engine import find_engine
+from contio.engine.invocation import find_engine
 
 CLUSTER_NAME = "ctest"
 CLUSTER_SUBNET = "10.214.0.0/24"

@@ -15,9 +15,9 @@ import pytest
 from cell_fixtures import leak_checked_runtime
 from contio.backends import registry
 from contio.backends.interface import HostPath, StorageBackend
+from contio.containers.docker_engine import ensure_engine
+from contio.containers.docker_runtime import DockerRuntime
 from contio.images.build import build
-from contio.runtime.docker import DockerRuntime
-from contio.runtime.docker_engine import ensure_engine
 from contio.targets import registry as targets
 from contio.targets.base import CacheMode, TargetOptions, run_in
 

@@ -11,7 +11,7 @@ down: one brick process fewer competes for the CPUs.)
 
 Writes and the read-back use O_DIRECT (`direct: 1`) with `performance.strict-o-direct`
 on, so neither the kernel's page cache of the FUSE mount nor Gluster's write-behind can
-answer for the bricks. The run writes one generation above its load (contio.file_kinds),
+answer for the bricks. The run writes one generation above its load (contio.workload.file_kinds),
 so a lost write reads back as the load's block and fails the check.
 """
 

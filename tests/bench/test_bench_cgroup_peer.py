@@ -11,8 +11,8 @@ from docker.models.containers import Container
 
 from benchmarks.cgroup_peer import PeerCgroup, _memberships, _mounts
 from benchmarks.child import run_child
+from contio.containers.docker_runtime import ContainerSpec, DockerRuntime
 from contio.images.build import build
-from contio.runtime.docker import ContainerSpec, DockerRuntime
 
 pytestmark = pytest.mark.docker
 

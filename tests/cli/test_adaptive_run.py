@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from contio.results import load
+from contio.results.folder import load
 from contio.stats import confidence_interval
 
 SPEC = """

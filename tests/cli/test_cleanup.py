@@ -22,7 +22,7 @@ from pathlib import Path
 import docker
 import pytest
 
-from contio.runtime import labels
+from contio.containers import labels
 
 PROCESS_SPEC = """\
 name: killed

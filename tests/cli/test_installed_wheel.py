@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from contio.images.engine import is_static
-from contio.results_index import ResultsIndex
+from contio.results.index import ResultsIndex
 
 pytestmark = pytest.mark.docker
 

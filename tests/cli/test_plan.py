@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from contio.engine_result import read_result
+from contio.engine.result import read_result
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from contio.results import load
+from contio.results.folder import load
 
 
 def contio(*args: str | Path) -> subprocess.Popen[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from contio.engine_result import read_result
+from contio.engine.result import read_result
 from contio.parsers.ycsb_text import parse_ycsb_text
 from contio.stats import mean
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import docker
 import pytest
 
-from contio.results import load
-from contio.results_index import ResultsIndex
-from contio.runtime import labels
+from contio.containers import labels
+from contio.results.folder import load
+from contio.results.index import ResultsIndex
 
 pytestmark = pytest.mark.docker
 

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 import docker
 import pytest
 
+from contio.containers.docker_engine import ensure_engine
 from contio.images import registry
 from contio.images.build import build
 from contio.images.recipe import BuildResult
-from contio.runtime.docker_engine import ensure_engine
 
 
 @pytest.fixture(scope="session")

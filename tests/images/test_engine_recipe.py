@@ -10,11 +10,11 @@ from pathlib import Path
 import docker
 import pytest
 
+from contio.containers import labels
 from contio.errors import RecipeInputsUnavailable
 from contio.images import engine as engine_recipe
 from contio.images.build import build
 from contio.images.engine import is_static, static_engine
-from contio.runtime import labels
 
 # The interpreter is a dynamically linked executable on every host these tests run on.
 DYNAMIC = Path(sys.executable).resolve()

@@ -7,11 +7,11 @@ import uuid
 import docker
 import pytest
 
+from contio.containers import labels
 from contio.errors import ImageBuildError, UsageError
 from contio.images import registry
 from contio.images.build import build
 from contio.images.recipe import BuildResult, Recipe, existing_image, require_program
-from contio.runtime import labels
 
 pytestmark = pytest.mark.docker
 

@@ -72,9 +72,9 @@ def test_group_names_are_validated(bad):
 
 @pytest.mark.docker
 def test_container_blkio_cgroup_is_found_and_controllable(loop_disk):
+    from contio.containers.docker_engine import ensure_engine
     from contio.images.build import build
     from contio.qos import IoLimits, apply, remove
-    from contio.runtime.docker_engine import ensure_engine
 
     _, device = loop_disk
     client = ensure_engine()

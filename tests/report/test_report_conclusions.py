@@ -15,7 +15,7 @@ from contio.report.build import build_report
 from contio.report.conclusions import backend_differences, headline, headlines, warnings
 from contio.report.experiment import Experiment, cell_table
 from contio.report.scaling_sections import mix_results, scaling_results, scaling_section
-from contio.results_index import ResultsIndex
+from contio.results.index import ResultsIndex
 
 
 def test_backend_headlines_state_each_backend_against_the_first(tmp_path):

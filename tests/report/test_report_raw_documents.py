@@ -9,11 +9,11 @@ import pytest
 from report_fixtures import DATA, results_folder
 from test_report_figures import path_moves
 
-from contio.engine_result import read_result
+from contio.engine.result import read_result
 from contio.report.detail_sections import time_series_section
 from contio.report.experiment import Experiment
 from contio.report.raw_documents import cell_time_series, operation_rates, repetition_events
-from contio.results import load
+from contio.results.folder import load
 
 
 def test_reads_and_writes_split_by_what_the_workload_does(tmp_path):

@@ -17,10 +17,10 @@ import pytest
 from docker.models.containers import Container
 
 from cell_fixtures import leak_checked_runtime
+from contio.containers.docker_engine import ensure_engine
+from contio.containers.docker_runtime import ContainerSpec, DataMount, DockerRuntime
 from contio.errors import TargetNotReadyError
 from contio.images.build import build
-from contio.runtime.docker import ContainerSpec, DataMount, DockerRuntime
-from contio.runtime.docker_engine import ensure_engine
 from contio.samplers.cgroup import ContainerCgroup
 from contio.targets import registry
 from contio.targets.base import (

@@ -19,9 +19,9 @@ import pytest
 from docker.models.containers import Container
 
 from cell_fixtures import database_image
-from contio.cell.bindings import engine_binding
-from contio.cell.client import EngineJob, prepare_workdir, run_client
-from contio.runtime.docker import DockerRuntime
+from contio.cells.bindings import engine_binding
+from contio.cells.engine_client import EngineJob, prepare_workdir, run_client
+from contio.containers.docker_runtime import DockerRuntime
 from contio.targets import registry
 from contio.targets.base import TargetOptions, run_in
 from minimal_settings import MINIMAL_SETTINGS

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from contio.cell.bindings import engine_binding
+from contio.cells.bindings import engine_binding
+from contio.containers import labels
+from contio.containers.docker_runtime import DataMount
 from contio.errors import UsageError
-from contio.runtime import labels
-from contio.runtime.docker import DataMount
 from contio.targets import registry
 from contio.targets.base import (
     CONTIO,

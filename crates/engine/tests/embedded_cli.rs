@@ -12,7 +12,7 @@ const TARGETS: [&str; 2] = ["lsm", "btree"];
 
 fn workload(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../python/contio/workloads")
+        .join("../../python/contio/workload/ycsb")
         .join(name)
         .display()
         .to_string()

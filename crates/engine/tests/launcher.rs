@@ -20,7 +20,7 @@ fn elsewhere(name: &str) -> Elsewhere {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("workloads")).unwrap();
     let workloada =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/contio/workloads/workloada");
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/contio/workload/ycsb/workloada");
     std::fs::copy(workloada, dir.join("workloads/workloada")).unwrap();
     Elsewhere(dir)
 }

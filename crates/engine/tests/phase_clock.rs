@@ -18,7 +18,7 @@ const ENGINE: &str = env!("CARGO_BIN_EXE_contio-engine");
 
 fn workload(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../python/contio/workloads")
+        .join("../../python/contio/workload/ycsb")
         .join(name)
         .display()
         .to_string()

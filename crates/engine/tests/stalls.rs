@@ -20,7 +20,7 @@ const CALLS: u64 = 200;
 
 fn workload(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../python/contio/workloads")
+        .join("../../python/contio/workload/ycsb")
         .join(name)
         .display()
         .to_string()

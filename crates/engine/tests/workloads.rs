@@ -29,7 +29,7 @@ const NINE: [&str; 9] = [
 
 fn workload_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../python/contio/workloads")
+        .join("../../python/contio/workload/ycsb")
         .join(name)
 }
 

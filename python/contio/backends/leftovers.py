@@ -5,7 +5,7 @@ A run tears down its containers and backends when it ends, fails or is interrupt
 whose it was:
 - Docker containers (database servers, the created containers that hold the images,
   engine clients), networks and volumes carry the run's experiment and owner labels
-  (host, pid and its start time, `contio.runtime.labels`): an owner that no longer runs
+  (host, pid and its start time, `contio.containers.labels`): an owner that no longer runs
   is dead. Found only when a Docker engine answers; never started for this.
 - Backends' undo journals stay under the state directory and still say what exists
   (mounts, loop devices, clusters a backend built for itself, ...).
@@ -99,7 +99,7 @@ def remove(leftover: Leftover, client: docker.DockerClient | None = None) -> Non
 def _remove_docker(experiment: str, client: docker.DockerClient | None) -> None:
     import docker.errors
 
-    from contio.runtime.sweep import remove_dead
+    from contio.containers.sweep import remove_dead
 
     if client is None:
         raise BackendError("Docker leftovers need a Docker client to be removed")
@@ -110,7 +110,7 @@ def _remove_docker(experiment: str, client: docker.DockerClient | None) -> None:
 
 
 def _docker_leftovers(client: docker.DockerClient) -> list[Leftover]:
-    from contio.runtime.sweep import dead_runs
+    from contio.containers.sweep import dead_runs
 
     found = []
     for experiment, left in sorted(dead_runs(client).items()):

@@ -20,7 +20,7 @@ def backend() -> None:
 @backend.command("list")
 def list_backends() -> None:
     """Each backend with its options and their defaults."""
-    from contio.spec_checks import backend_option_defaults, backend_types
+    from contio.experiment.checks import backend_option_defaults, backend_types
 
     for name in backend_types():
         click.echo(f"{name}:")
@@ -33,7 +33,7 @@ def list_backends() -> None:
 @click.argument("options", nargs=-1)
 def check(name: str, options: tuple[str, ...]) -> None:
     """Validate NAME's OPTIONS (KEY=VALUE, values in YAML: 3, [a, b]) and print them in full."""
-    from contio.spec_checks import backend_options
+    from contio.experiment.checks import backend_options
 
     raw = {}
     for item in options:

@@ -68,6 +68,6 @@ def cleanup(clusters: bool, data_dirs: tuple[Path, ...], dry_run: bool) -> None:
 
 def _docker_client() -> docker.DockerClient | None:
     """A client of the Docker engine when one answers now; never starts one."""
-    from contio.runtime.docker_engine import connect, engine_reachable
+    from contio.containers.docker_engine import connect, engine_reachable
 
     return connect() if engine_reachable() else None

@@ -6,10 +6,10 @@ import click
 import docker.errors
 
 from contio.cli import cli
+from contio.containers import labels
+from contio.containers.docker_engine import ensure_engine
 from contio.images import registry
 from contio.images.build import build
-from contio.runtime import labels
-from contio.runtime.docker_engine import ensure_engine
 
 
 @cli.group()

@@ -4,7 +4,7 @@ take; provisions nothing.
 It refuses what `contio run` refuses before anything is made: the spec's own checks,
 and the engine's check of every (target, workload, properties) — a misspelt property,
 a fio workload under an operation-count stop rule — which loads one record (one block)
-into a scratch directory that is removed at once (`contio.phase_calls.check_with_engine`). Only
+into a scratch directory that is removed at once (`contio.run.phase_calls.check_with_engine`). Only
 what needs the machine at run time (root for `drop_caches`) is left to `contio run`.
 """
 
@@ -17,10 +17,10 @@ from rich.console import Console
 
 from contio.cli import cli
 from contio.cli.run import PROFILE_HELP, load_spec
-from contio.docker_setup import plan_docker
-from contio.matrix import expand
-from contio.phase_calls import check_with_engine
-from contio.plan import Plan
+from contio.experiment.matrix import expand
+from contio.run.docker_preparation import plan_docker
+from contio.run.phase_calls import check_with_engine
+from contio.run.plan import Plan
 
 
 @cli.command()

@@ -8,7 +8,7 @@ import click
 
 from contio.cli import cli
 from contio.errors import UsageError
-from contio.results_index import INDEX_FILE
+from contio.results.index import INDEX_FILE
 
 FOLDER = click.Path(file_okay=False, exists=True, path_type=Path)
 

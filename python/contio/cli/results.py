@@ -8,12 +8,12 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from contio.backend_comparison import Analysis
 from contio.cli import cli
+from contio.cli.tables import comparison_table, headline, mix_table, results_table
 from contio.errors import UsageError
-from contio.results_index import INDEX_FILE, ResultsIndex
-from contio.summary import summarize
-from contio.tables import comparison_table, headline, mix_table, results_table
+from contio.results.index import INDEX_FILE, ResultsIndex
+from contio.results.summary import summarize
+from contio.stats.backend_comparison import Analysis
 
 
 def folder_analysis(folder: Path) -> Analysis:

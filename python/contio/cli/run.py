@@ -8,12 +8,12 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from contio.backend_comparison import Analysis
 from contio.cli import cli
+from contio.cli.tables import comparison_table, headline, mix_table, results_table
 from contio.errors import ContioError, Interrupted
-from contio.runner import Runner
-from contio.spec import ExperimentSpec, read_default_spec, read_spec_file
-from contio.tables import comparison_table, headline, mix_table, results_table
+from contio.experiment.spec import ExperimentSpec, read_default_spec, read_spec_file
+from contio.run.runner import Runner
+from contio.stats.backend_comparison import Analysis
 
 PROFILE_HELP = "Profile of the spec to run (for example tiny, small, paper)."
 
@@ -25,7 +25,7 @@ def load_spec(spec: Path | None, profile: str | None) -> tuple[ExperimentSpec, s
 
 def stored_profile(folder: Path) -> str | None:
     """The profile a results folder was run with (None when it has no index)."""
-    from contio.results_index import INDEX_FILE, ResultsIndex
+    from contio.results.index import INDEX_FILE, ResultsIndex
 
     if not (folder / INDEX_FILE).is_file():
         return None

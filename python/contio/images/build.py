@@ -10,10 +10,10 @@ import docker
 import docker.errors
 from docker.models.images import Image
 
+from contio.containers import labels
 from contio.errors import RecipeInputsUnavailable
 from contio.images import registry
 from contio.images.recipe import BuildResult, existing_image
-from contio.runtime import labels
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from contio.engine import ENGINE_NAME, find_engine
+from contio.engine.invocation import ENGINE_NAME, find_engine
 from contio.errors import EngineNotFoundError, ImageBuildError, RecipeInputsUnavailable
 from contio.images.recipe import Input, Recipe, build_log_path, cache_root, require_program
 from contio.images.registry import register

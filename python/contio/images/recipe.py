@@ -23,8 +23,8 @@ from pathlib import Path
 import docker
 import docker.errors
 
+from contio.containers import labels
 from contio.errors import ImageBuildError
-from contio.runtime import labels
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ experiment's `lsm` and `btree`: `Experiment.compared_factor`). Cells are grouped
 other varying factor (and the thread count for the line chart); within a group every
 level is tested against the baseline the spec's `analysis` names (default: the first),
 with the t-test it names: `paired` matches repetitions by number, `welch` (default) takes
-them as independent runs (`contio.backend_comparison`).
+them as independent runs (`contio.stats.backend_comparison`).
 """
 
 from __future__ import annotations

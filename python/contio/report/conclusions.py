@@ -1,14 +1,14 @@
 """The report's headline conclusions and warnings, as sentences from the statistics.
 
 The headline: the largest significant difference between backends (with one backend:
-targets) against the baseline, or that none is significant (`contio.backend_comparison.
+targets) against the baseline, or that none is significant (`contio.stats.backend_comparison.
 headline_text`, which `contio run` and `contio results` print too).
 
 Conclusions: each backend (or target) against the baseline (the spec's
 `analysis.baseline`, else the first; relative difference with its Fieller interval and
 p, paired or Welch as `analysis.t_test` says, `contio.stats.relative_sentence`), the
 saturation point and valley of each scaling series, degradation and fairness of each
-mix (`contio.mix_comparison`). Significant differences come first, largest first.
+mix (`contio.stats.mix_comparison`). Significant differences come first, largest first.
 
 Warnings: cells that did not finish (skipped or failed, with the reason the runner
 recorded; never run or interrupted), failed operations, confidence intervals wider than
@@ -20,15 +20,9 @@ from __future__ import annotations
 
 import math
 
-from contio.backend_comparison import (
-    BackendComparison,
-    ComparedCell,
-    compare_backends,
-    headline_text,
-)
-from contio.backend_comparison import headline as pick_headline
 from contio.report.experiment import NO_CONTROLS, Experiment
 from contio.report.scaling_sections import MixResult, ScalingResult
+from contio.run.stopping import repetitions_for
 from contio.stats import (
     RelativeDifference,
     degradation_sentence,
@@ -37,7 +31,13 @@ from contio.stats import (
     saturation_sentence,
     valley_sentence,
 )
-from contio.stopping import repetitions_for
+from contio.stats.backend_comparison import (
+    BackendComparison,
+    ComparedCell,
+    compare_backends,
+    headline_text,
+)
+from contio.stats.backend_comparison import headline as pick_headline
 
 MAX_HEADLINES = 12
 
@@ -54,7 +54,7 @@ def _compared_cells(exp: Experiment) -> list[ComparedCell]:
 
 def comparisons(exp: Experiment) -> list[BackendComparison]:
     """Every backend (with one backend: every target) against the baseline, per group of
-    the other varying factors (`contio.backend_comparison`)."""
+    the other varying factors (`contio.stats.backend_comparison`)."""
     if exp.done().empty:
         return []
     return compare_backends(_compared_cells(exp), exp.analysis)
@@ -67,7 +67,7 @@ def backend_differences(exp: Experiment) -> list[tuple[RelativeDifference, str]]
 
 def headline(exp: Experiment) -> str | None:
     """The report's headline: the largest significant difference, or that there is none
-    (`contio.backend_comparison.headline_text`, as `contio run` prints it)."""
+    (`contio.stats.backend_comparison.headline_text`, as `contio run` prints it)."""
     return headline_text(comparisons(exp), exp.analysis)
 
 

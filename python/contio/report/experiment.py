@@ -17,11 +17,11 @@ from typing import Any
 
 import pandas as pd
 
-from contio.backend_comparison import COMPARED_FACTORS, Analysis
 from contio.errors import ResultsFolderError
-from contio.results import load
-from contio.results_index import INDEX_FILE, ResultsIndex
+from contio.results.folder import load
+from contio.results.index import INDEX_FILE, ResultsIndex
 from contio.stats import confidence_interval, mean
+from contio.stats.backend_comparison import COMPARED_FACTORS, Analysis
 
 # Factors that never tell cells apart in a chart (one level per run).
 HIDDEN_FACTORS = ("runtime",)

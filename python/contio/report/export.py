@@ -13,8 +13,8 @@ import pandas as pd
 
 from contio.errors import UsageError
 from contio.report.output import check_output, write_output
-from contio.results import load
-from contio.results_index import INDEX_FILE
+from contio.results.folder import load
+from contio.results.index import INDEX_FILE
 
 FORMATS = ("csv", "parquet", "json")
 

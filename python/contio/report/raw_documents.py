@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from contio.engine_result import read_result
+from contio.engine.result import read_result
 from contio.errors import ContioError
-from contio.steady_state import steady_window, type_count
+from contio.results.steady_state import steady_window, type_count
 
 READ_TYPES = ("READ", "SCAN")
 WRITE_TYPES = ("UPDATE", "INSERT", "DELETE", "WRITE")

@@ -2,7 +2,7 @@
 valley (Fig. 3, 5–7), p95 latency against containers (Fig. 4), and heterogeneous
 mixes against standalone with degradation and Jain's fairness (Fig. 8–11).
 
-Mixes against standalone come from `contio.mix_comparison` (the numbers summary.csv
+Mixes against standalone come from `contio.stats.mix_comparison` (the numbers summary.csv
 and `contio results` print too).
 """
 
@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from contio.errors import StatisticsInputError
-from contio.mix_comparison import MixComparison, compare_mixes
 from contio.report import figures
 from contio.report.experiment import Experiment, group_label, groups
 from contio.report.page import Section, figure
@@ -26,6 +25,7 @@ from contio.stats import (
     find_valley,
     saturation_point,
 )
+from contio.stats.mix_comparison import MixComparison, compare_mixes
 
 MAX_FIGURES = 40
 
@@ -117,7 +117,7 @@ def latency_section(exp: Experiment, results: list[ScalingResult]) -> Section:
 
 @dataclass(frozen=True)
 class MixResult:
-    """One heterogeneous cell against standalone (`contio.mix_comparison`), for the report."""
+    """One heterogeneous cell against standalone (`contio.stats.mix_comparison`), for the report."""
 
     title: str
     comparison: MixComparison

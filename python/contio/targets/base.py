@@ -27,9 +27,9 @@ from typing import ClassVar
 import docker.errors
 from docker.models.containers import Container
 
+from contio.containers import labels
+from contio.containers.docker_runtime import ContainerSpec, DataMount, DockerRuntime
 from contio.errors import TargetNotReadyError, UsageError
-from contio.runtime import labels
-from contio.runtime.docker import ContainerSpec, DataMount, DockerRuntime
 
 YCSB_FIELDS = [f"FIELD{i}" for i in range(10)]
 YCSB_DATABASE = "ycsb"

@@ -12,8 +12,8 @@ from docker.models.containers import Container
 from pymongo import MongoClient
 from pymongo.errors import CollectionInvalid, PyMongoError
 
+from contio.containers.docker_runtime import published_port
 from contio.errors import RuntimeUnavailableError
-from contio.runtime.docker import published_port
 from contio.targets.base import YCSB_DATABASE, YCSB_TABLE, DatabaseTarget, ProbeResult
 
 

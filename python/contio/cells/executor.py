@@ -1,0 +1,108 @@
+"""The interface between the runner and a runtime: run one phase of one cell.
+
+A phase runs one engine per container at once and waits for all of them. The runner
+builds the engine arguments (`contio.workload.kinds`) and the output paths; the
+executor starts, watches, controls (`contio.qos.io_controls`), samples and stops the
+containers. Database servers (docker) are started by the executor when a load group's
+data is placed and kept until the runner releases it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from contio.backends.interface import DataLocation
+from contio.experiment.parts import IoGroupControls
+from contio.qos.io_controls import IoController
+
+if TYPE_CHECKING:
+    from contio.experiment.matrix import Member
+
+StatusCallback = Callable[[float], None]
+"""Called with the cell's aggregate ops/s so far, about once a second."""
+
+
+@dataclass(frozen=True)
+class ContainerPhase:
+    """One container's engine invocation in a phase."""
+
+    container: int
+    """1-based position in the cell (io_controls groups follow this order)."""
+    args: list[str]
+    """Engine arguments after the binary."""
+    json: Path
+    stdout: Path
+    stderr: Path
+    io_group: IoGroupControls | None = None
+    io_device: str | None = None
+    """What `io_group`'s limits apply to: a device node or a path on the disk."""
+    data: DataLocation | None = None
+    """The engine's own data (embedded targets, file workloads); None when its data
+    lives with a database server."""
+    inputs: tuple[Path, ...] = ()
+    """Files the engine reads besides its data (workload files)."""
+    ready_file: Path | None = None
+    """Its start barrier's ready file (run phases of executors with `barrier`)."""
+
+
+@dataclass
+class DataSession:
+    """A load group's data as a runtime holds it while the runner uses it: the database
+    servers on it (docker), volumes it made."""
+
+    bindings: list[Any | None]
+    """Per container: the `contio.cells.bindings.EngineBinding` that reaches its database
+    server, or None when its engine keeps its own data."""
+    handle: Any = None
+    """What the executor needs to watch and remove them."""
+    description: list[dict[str, Any]] = field(default_factory=list)
+    """What runs, for the results folder (`servers.json`)."""
+
+
+class CellExecutor(Protocol):
+    """Runs the containers of one phase together; returns their exit codes in order."""
+
+    name: str
+    applied: dict[int, dict[str, Any]]
+    """Per container of the last phase: what `io.attach` applied (for the results)."""
+    barrier: bool
+    """Whether run phases start together at the engine's start barrier (`ready_file`)."""
+
+    def engine_data_dir(self, location: DataLocation) -> Path:
+        """Where an engine of this runtime finds the data at `location`."""
+        ...
+
+    def open_data(self, members: Sequence[Member], data: Sequence[DataLocation]) -> DataSession:
+        """Make a load group's data usable: start the database servers of the members that
+        need one on their data, ready and with their schema (docker); `CellFailed` when
+        one does not come up."""
+        ...
+
+    def close_data(self, session: DataSession) -> None:
+        """Remove the session's servers and volumes (the backend keeps its directories)."""
+        ...
+
+    def run_phase(
+        self,
+        engine: Path,
+        containers: Sequence[ContainerPhase],
+        io: IoController,
+        on_status: StatusCallback | None = None,
+        *,
+        phase: str = "run",
+        session: DataSession | None = None,
+        metrics: Path | None = None,
+        go_file: Path | None = None,
+    ) -> list[int]:
+        """Run every container together and return their exit codes. `metrics`: sample
+        the host and each container every second into this file. `go_file`: release
+        the containers' start barrier by creating it. `contio.errors.CellFailed` when a
+        server exits meanwhile."""
+        ...
+
+    def close(self) -> None:
+        """Remove whatever the executor still holds (end of the experiment)."""
+        ...

@@ -1,0 +1,105 @@
+"""Checks of an experiment's cells: whether each cell's targets, backend and block I/O
+groups can run with its runtime.
+
+A database target's server runs in a container (runtime `docker`); a backend level
+that hands out Docker volumes needs containers too; block I/O groups are applied to
+local process groups (runtime `process`). Each problem names the field that brought
+the level in (`factors.target[1]`, `mixes.pair[0].target`, `backends.nfs.mount_via`,
+`factors.io_controls[0]`), once, however many cells share it.
+"""
+
+from __future__ import annotations
+
+from contio.errors import InvalidSpecError, SpecError
+from contio.experiment.checks import docker_volume_option
+from contio.experiment.matrix import Cell, Member, expand
+from contio.experiment.spec import ExperimentSpec
+
+
+def check_cells(spec: ExperimentSpec) -> list[SpecError]:
+    """Every problem of the spec's cells, in cell order; [] when they all can run."""
+    try:
+        cells = expand(spec)
+    except InvalidSpecError as exc:
+        return list(exc.problems)
+    found: dict[str, SpecError] = {}
+    for cell in cells:
+        for problem in _cell_problems(spec, cell):
+            found.setdefault(str(problem), problem)
+    return list(found.values())
+
+
+def _cell_problems(spec: ExperimentSpec, cell: Cell) -> list[SpecError]:
+    runtime = cell.level["runtime"]
+    problems = []
+    if runtime != "docker":
+        for member in dict.fromkeys(cell.members):
+            if member.database:
+                problems.append(_database_needs_docker(spec, cell, member, runtime))
+        problems += _volume_needs_docker(spec, cell, runtime)
+    else:
+        problems += _groups_need_processes(spec, cell)
+    return problems
+
+
+def _how_to_fix(spec: ExperimentSpec, level: str, runtime: str) -> str:
+    if spec.factors.runtime is not None and len(spec.factors.runtime) > 1:
+        return f"exclude it: `exclude: [{{{level}, runtime: {runtime}}}]`"
+    return "set `runtime: {type: docker}`"
+
+
+def _database_needs_docker(
+    spec: ExperimentSpec, cell: Cell, member: Member, runtime: str
+) -> SpecError:
+    return SpecError(
+        _target_path(spec, cell, member),
+        f"{member.target!r} is a database target: its server runs in a container, so it "
+        f"needs runtime 'docker', not {runtime!r} (cell {cell.index}: {cell.label}); "
+        + _how_to_fix(spec, f"target: {member.target}", runtime),
+    )
+
+
+def _target_path(spec: ExperimentSpec, cell: Cell, member: Member) -> str:
+    """Where the spec names `member`'s target: its mix member, or the target factor."""
+    mix = cell.level.get("mix")
+    if mix is not None:
+        for j, part in enumerate(spec.mixes[mix]):
+            if part.target == member.target:
+                return f"mixes.{mix}[{j}].target"
+    if spec.factors.target is not None:
+        return f"factors.target[{spec.factors.target.index(member.target)}]"
+    if spec.targets is not None:
+        return f"targets[{spec.targets.index(member.target)}]"
+    return "factors.target"
+
+
+def _volume_needs_docker(spec: ExperimentSpec, cell: Cell, runtime: str) -> list[SpecError]:
+    name = cell.level["backend"]
+    found = docker_volume_option(spec.backend_definitions()[name])
+    if found is None:
+        return []
+    option, allowed = found
+    prefix = "backend" if not spec.backends else f"backends.{name}"
+    return [
+        SpecError(
+            f"{prefix}.{option}",
+            f"'docker-volume' cannot combine with runtime {runtime!r} (it needs a host "
+            f"directory); allowed here: {allowed}, or run its cells with runtime 'docker'",
+        )
+    ]
+
+
+def _groups_need_processes(spec: ExperimentSpec, cell: Cell) -> list[SpecError]:
+    level = cell.level.get("io_controls", "")
+    controls = spec.io_controls.get(level)
+    if controls is None or controls.empty:
+        return []
+    levels = spec.factors.io_controls or []
+    path = f"factors.io_controls[{levels.index(level)}]" if level in levels else "io_controls"
+    return [
+        SpecError(
+            path,
+            f"{level!r}: block I/O groups are applied to local process groups; runtime "
+            "'docker' does not apply them yet (use runtime 'process' for these cells)",
+        )
+    ]

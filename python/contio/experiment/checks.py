@@ -1,0 +1,295 @@
+"""Checks across the fields of a spec: names that must exist elsewhere in it, levels that
+cannot combine, backend options (through the backend registry); and, for `contio run`
+only, what the machine must allow (root for drop_caches).
+
+Each problem is a `SpecError` naming the field path, collected so a user sees them all.
+Once the fields are consistent, the cells themselves are checked (`contio.experiment.cell_checks`):
+runtimes against targets, backends and block I/O groups.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, get_args
+
+from pydantic import ValidationError
+
+from contio.backends import registry
+from contio.errors import BackendOptionError, SpecError
+from contio.experiment.spec import ExperimentSpec, LocalDirBackendSpec, RuntimeType, problem_of
+from contio.targets.engine_targets import DATABASE_BINDINGS
+
+LOCAL_DIR = "local-dir"
+NO_CONTROLS = "none"
+"""The `io_controls` level that needs no definition: nothing is controlled."""
+
+FACTOR_NAMES = (
+    "backend",
+    "target",
+    "workload",
+    "threads",
+    "containers",
+    "mix",
+    "runtime",
+    "io_controls",
+    "properties",
+)
+_STOP_PROPERTIES = ("operationcount", "maxexecutiontime")
+
+
+def backend_types() -> list[str]:
+    """Backend types a spec may name: the registry's and the plain `local-dir`."""
+    return [LOCAL_DIR, *registry.names()]
+
+
+def backend_options(kind: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A backend's options checked and with their defaults (`contio backend check`), for
+    every type a spec accepts; `BackendOptionError` names the bad option."""
+    if kind not in backend_types():
+        raise BackendOptionError(
+            kind, "type", f"unknown backend; allowed: {', '.join(backend_types())}"
+        )
+    if kind != LOCAL_DIR:
+        return registry.validate_options(kind, options).model_dump(mode="json")
+    try:
+        checked = LocalDirBackendSpec.model_validate({"type": kind, **options})
+    except ValidationError as exc:
+        problem = problem_of(exc.errors()[0], LocalDirBackendSpec)
+        raise BackendOptionError(
+            kind, problem.path, str(problem).removeprefix(f"{problem.path}: ")
+        ) from None
+    return checked.model_dump(mode="json", exclude={"type"})
+
+
+def backend_option_defaults(kind: str) -> dict[str, str]:
+    """Each option of backend `kind` with its default (`(required)` when it has none)."""
+    model = LocalDirBackendSpec if kind == LOCAL_DIR else registry.backend_class(kind).options_model
+    return {
+        name: "(required)"
+        if info.is_required()
+        else repr(info.get_default(call_default_factory=True))
+        for name, info in model.model_fields.items()
+        if name != "type"
+    }
+
+
+def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
+    """Every problem across fields, in spec order."""
+    problems: list[SpecError] = []
+    problems += _check_backends(spec)
+    problems += _check_shorthands(spec)
+    problems += _check_levels(spec)
+    problems += _check_stop(spec)
+    problems += _check_cell_lists(spec)
+    problems += _check_events(spec)
+    problems += _check_analysis(spec)
+    problems += _check_target_options(spec)
+    if not problems:
+        from contio.experiment.cell_checks import (
+            check_cells,  # expands the cells: needs the above first
+        )
+
+        problems += check_cells(spec)
+    return problems
+
+
+def run_problems(spec: ExperimentSpec) -> list[SpecError]:
+    """What this machine must allow for the spec to run (checked by `contio run`, not by
+    `contio plan`, which may be run by anyone): root for `drop_caches`."""
+    if spec.drop_caches and os.geteuid() != 0:
+        return [
+            SpecError(
+                "drop_caches",
+                f"needs root to write /proc/sys/vm/drop_caches (running as uid {os.geteuid()}); "
+                "run as root or set drop_caches: false",
+            )
+        ]
+    return []
+
+
+def _check_analysis(spec: ExperimentSpec) -> list[SpecError]:
+    """The baseline of the comparisons must be one of the spec's backend levels."""
+    baseline = spec.analysis.baseline
+    levels = spec.factors.backend or list(spec.backend_definitions())
+    if baseline is None or baseline in levels:
+        return []
+    return [
+        SpecError("analysis.baseline", f"{baseline!r} is not a backend level; allowed: "
+                  + ", ".join(levels))
+    ]  # fmt: skip
+
+
+def _check_target_options(spec: ExperimentSpec) -> list[SpecError]:
+    """`target_options` keys must be database targets (engine targets have no server)."""
+    allowed = list(DATABASE_BINDINGS)
+    return [
+        SpecError(
+            f"target_options.{name}",
+            f"{name!r} is not a database target; allowed: {', '.join(allowed)}",
+        )
+        for name in spec.target_options
+        if name not in allowed
+    ]
+
+
+def _check_events(spec: ExperimentSpec) -> list[SpecError]:
+    """Node-stop events need a gluster level to play on; run phases must outlast them."""
+    if not spec.events:
+        return []
+    gluster = [n for n, d in spec.backend_definitions().items() if d.get("type") == "gluster"]
+    if not gluster:
+        types = sorted({str(d.get("type", LOCAL_DIR)) for d in spec.backend_definitions().values()})
+        return [
+            SpecError(
+                "events",
+                "stop-node events need a backend level of type 'gluster'; this spec has: "
+                + ", ".join(types),
+            )
+        ]
+    seconds = spec.stop.seconds
+    if seconds is None:
+        return []  # phases limited by operations: their length is not known in advance
+    # An event not begun when the phase ends is skipped: the fault would silently not happen.
+    return [
+        SpecError(
+            f"events[{i}].at",
+            f"{event.at:g} s is not before the run phase ends (stop.seconds: {seconds:g}); "
+            "the node would never be stopped",
+        )
+        for i, event in enumerate(spec.events)
+        if event.at >= seconds
+    ]
+
+
+def _backend_prefix(spec: ExperimentSpec, name: str) -> str:
+    return "backend" if not spec.backends else f"backends.{name}"
+
+
+def _check_backends(spec: ExperimentSpec) -> list[SpecError]:
+    problems = []
+    for name, definition in spec.backend_definitions().items():
+        prefix = _backend_prefix(spec, name)
+        kind = definition.get("type", LOCAL_DIR)
+        if kind not in backend_types():
+            problems.append(
+                SpecError(
+                    f"{prefix}.type",
+                    f"{kind!r} is not allowed; allowed: {', '.join(backend_types())}",
+                )
+            )
+            continue
+        if kind == LOCAL_DIR:
+            try:
+                LocalDirBackendSpec.model_validate(definition)
+            except ValidationError as exc:
+                parts = tuple(prefix.split("."))
+                problems += [problem_of(e, LocalDirBackendSpec, parts) for e in exc.errors()]
+            continue
+        options = {k: v for k, v in definition.items() if k != "type"}
+        try:
+            registry.validate_options(kind, options)
+        except BackendOptionError as exc:
+            option = f".{exc.option}" if exc.option else ""
+            message = str(exc).split(": ", 1)[-1]
+            problems.append(SpecError(f"{prefix}{option}", message))
+            continue
+    return problems
+
+
+def docker_volume_option(definition: dict[str, Any]) -> tuple[str, str] | None:
+    """(option, allowed host-directory values) when a backend level hands out Docker
+    volumes instead of host directories, else None."""
+    kind = definition.get("type", LOCAL_DIR)
+    if kind not in ("local", "nfs"):
+        return None
+    options = registry.validate_options(
+        kind, {k: v for k, v in definition.items() if k != "type"}
+    ).model_dump()  # with the defaults: nfs mounts through Docker volumes unless told not to
+    if kind == "local" and options.get("mode") == "docker-volume":
+        return "mode", "directory, device"
+    if kind == "nfs" and options.get("mount_via") == "docker-volume":
+        return "mount_via", "host"
+    return None
+
+
+def _check_shorthands(spec: ExperimentSpec) -> list[SpecError]:
+    problems = []
+    pairs = (("targets", "target"), ("workloads", "workload"), ("threads", "threads"))
+    for short, factor in pairs:
+        if getattr(spec, short) is not None and getattr(spec.factors, factor) is not None:
+            problems.append(SpecError(short, f"give `{short}` or `factors.{factor}`, not both"))
+    if spec.backend is not None and spec.backends:
+        problems.append(SpecError("backend", "give `backend` or `backends`, not both"))
+    if spec.load_threads is not None and spec.load.threads is not None:
+        problems.append(SpecError("load_threads", "give `load_threads` or `load.threads`"))
+    return problems
+
+
+def _check_levels(spec: ExperimentSpec) -> list[SpecError]:
+    problems = []
+    factors = spec.factors
+    names = {
+        "backend": list(spec.backend_definitions()),
+        "mix": list(spec.mixes),
+        "io_controls": [NO_CONTROLS, *spec.io_controls],
+        "runtime": list(get_args(RuntimeType)),
+    }
+    for factor, allowed in names.items():
+        for i, level in enumerate(getattr(factors, factor) or []):
+            if level not in allowed:
+                problems.append(
+                    SpecError(
+                        f"factors.{factor}[{i}]",
+                        f"{level!r} is not defined; allowed: {', '.join(allowed) or '(none)'}",
+                    )
+                )
+    if factors.mix is not None and (factors.workload is not None or spec.workloads is not None):
+        problems.append(
+            SpecError("factors.mix", "cannot combine with a workload factor: a mix names its own")
+        )
+    if factors.mix is None and not spec.workload_levels() and spec.cells is None:
+        problems.append(SpecError("factors.workload", "required (or a `mix`), but missing"))
+    for key in factors.properties:
+        if key in spec.properties:
+            problems.append(
+                SpecError(f"factors.properties.{key}", "also set in `properties`; keep one")
+            )
+    return problems
+
+
+def _check_stop(spec: ExperimentSpec) -> list[SpecError]:
+    problems = []
+    if spec.stop.rule != "workload":
+        for key in _STOP_PROPERTIES:
+            if key in spec.properties or key in spec.factors.properties:
+                problems.append(
+                    SpecError(
+                        f"properties.{key}",
+                        f"set by stop rule {spec.stop.rule!r}; remove it or use rule 'workload'",
+                    )
+                )
+    if spec.stop.adaptive and spec.repetitions is not None:
+        problems.append(
+            SpecError("repetitions", "the adaptive rule uses stop.min_/max_repetitions instead")
+        )
+    return problems
+
+
+def _check_cell_lists(spec: ExperimentSpec) -> list[SpecError]:
+    """Keys of `cells` and `exclude` entries must be factors (typos would match nothing)."""
+    problems = []
+    for field in ("cells", "exclude"):
+        for i, entry in enumerate(getattr(spec, field) or []):
+            if not isinstance(entry, dict):
+                problems.append(SpecError(f"{field}[{i}]", "a mapping of factor: level"))
+                continue
+            for key in entry:
+                if key not in FACTOR_NAMES:
+                    problems.append(
+                        SpecError(
+                            f"{field}[{i}].{key}",
+                            f"not a factor; allowed: {', '.join(FACTOR_NAMES)}",
+                        )
+                    )
+    return problems

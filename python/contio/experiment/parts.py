@@ -1,0 +1,304 @@
+"""The parts of an experiment spec below the top level: stopping rule, load policy, mixes,
+block I/O control sets and the factors themselves.
+
+Each is a strict pydantic model (unknown keys are refused) so that every error names its
+field path; `contio.experiment.spec` assembles them into `ExperimentSpec`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from contio.errors import FileWorkloadError
+from contio.targets.engine_targets import DATABASE_BINDINGS, TARGETS, target_names
+from contio.workload.file_entries import file_workload
+from contio.workload.files import WorkloadRef, resolve_workload
+from contio.workload.kinds import KINDS, kind_names
+from contio.yaml_input import Integer, Number, PositiveInteger
+
+PropertyValue = str | int | float | bool
+
+
+class SpecModel(BaseModel):
+    """Base of every spec model: strict keys, immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _known_target(name: str) -> str:
+    if name not in TARGETS and name not in DATABASE_BINDINGS:
+        raise PydanticCustomError(
+            "unknown_target",
+            "{name} is not a known target; allowed: {allowed}",
+            {"name": repr(name), "allowed": ", ".join(target_names())},
+        )
+    return name
+
+
+def _resolve_workload(value: Any, info: ValidationInfo) -> Any:
+    base_dir = Path((info.context or {}).get("base_dir", Path.cwd()))
+    if isinstance(value, dict):
+        kind = value.get("kind", "ycsb")
+        if kind not in KINDS:
+            raise PydanticCustomError(
+                "unknown_kind",
+                "workload kind {kind} is not available; allowed: {allowed}",
+                {"kind": repr(kind), "allowed": ", ".join(kind_names())},
+            )
+        if kind != "ycsb":
+            try:
+                return file_workload(value, base_dir)
+            except FileWorkloadError as exc:
+                raise PydanticCustomError("bad_file_workload", "{why}", {"why": str(exc)}) from exc
+        extra = sorted(set(value) - {"kind", "file"})
+        if extra:
+            raise PydanticCustomError(
+                "unknown_key", "unknown key {key}; allowed keys here: kind, file", {"key": extra[0]}
+            )
+        value = value.get("file")
+    if not isinstance(value, str):
+        return value
+    try:
+        return resolve_workload(value, base_dir)
+    except LookupError as exc:
+        raise PydanticCustomError("unknown_workload", "{why}", {"why": str(exc)}) from exc
+
+
+def _null_is_a_name(value: Any) -> Any:
+    # YAML reads a bare `null` as None; in a target list it names the null target.
+    return "null" if value is None else value
+
+
+TargetName = Annotated[str, BeforeValidator(_null_is_a_name), AfterValidator(_known_target)]
+Workload = Annotated[WorkloadRef, BeforeValidator(_resolve_workload)]
+
+
+MAX_REPETITIONS = 1000
+"""Most repetitions of one cell (`repetitions`, `stop.*repetitions`). Each repetition is
+a whole run phase (and a load, when the workload writes); past a few hundred the
+confidence interval narrows only as 1/√n while the machine drifts, and a typo such as
+`10^12` would be planned as years of running."""
+
+
+def _at_most_max_repetitions(value: int) -> int:
+    if value > MAX_REPETITIONS:
+        raise PydanticCustomError(
+            "too_many_repetitions",
+            "{value} repetitions of a cell is more than the {most} contio runs: each one "
+            "is a whole run phase, and past a few hundred the confidence interval narrows "
+            "only as 1/sqrt(n) while the machine drifts",
+            {"value": value, "most": MAX_REPETITIONS},
+        )
+    return value
+
+
+Repetitions = Annotated[PositiveInteger, AfterValidator(_at_most_max_repetitions)]
+
+
+def no_duplicates(values: list[Any], describe: str = "{value}") -> list[Any]:
+    """Refuse a level listed twice (it would make two identical cells)."""
+    seen: set[Any] = set()
+    for value in values:
+        key = value.name if isinstance(value, WorkloadRef) else value
+        if key in seen:
+            raise PydanticCustomError(
+                "duplicate_level", "{value} is listed twice", {"value": repr(key)}
+            )
+        seen.add(key)
+    return values
+
+
+class StopRule(SpecModel):
+    """When a cell has measured enough.
+
+    - `workload`: as the workload file and `properties` say (operationcount,
+      maxexecutiontime), `repetitions` times — the behaviour of specs without `stop`.
+    - `fixed-ops`: `operations` per repetition, `repetitions` times.
+    - `fixed-time`: `seconds` per repetition, `repetitions` times.
+    - `adaptive`: repetitions of `operations` or `seconds` each until the `confidence`
+      interval's half-width of ops/s is within `ci_target` of the mean, at least
+      `min_repetitions` and at most `max_repetitions` times.
+    """
+
+    rule: Literal["workload", "fixed-ops", "fixed-time", "adaptive"] = "workload"
+    operations: PositiveInteger | None = None
+    seconds: Number | None = Field(None, gt=0)
+    repetitions: Repetitions = 3
+    ci_target: Number = Field(0.02, gt=0, lt=1)
+    confidence: Number = Field(0.95, gt=0, lt=1)
+    min_repetitions: Repetitions = Field(3, ge=2)
+    max_repetitions: Repetitions = 30
+
+    @model_validator(mode="after")
+    def _sizes(self) -> StopRule:
+        if self.rule == "fixed-ops" and self.operations is None:
+            raise ValueError("rule 'fixed-ops' needs 'operations'")
+        if self.rule == "fixed-time" and self.seconds is None:
+            raise ValueError("rule 'fixed-time' needs 'seconds'")
+        if self.rule == "adaptive":
+            if (self.operations is None) == (self.seconds is None):
+                raise ValueError("rule 'adaptive' needs exactly one of 'operations' or 'seconds'")
+            if self.max_repetitions < self.min_repetitions:
+                raise ValueError("'max_repetitions' is below 'min_repetitions'")
+        return self
+
+    @property
+    def adaptive(self) -> bool:
+        return self.rule == "adaptive"
+
+    def engine_properties(self) -> dict[str, str]:
+        """The engine properties this rule sets for every run phase.
+
+        The rule decides which size counts: a profile that turns `fixed-ops` into
+        `fixed-time` merges `seconds` in beside the `operations` it leaves behind.
+        """
+        if self.rule == "workload":
+            return {}
+        if self.rule == "fixed-time" or (self.rule == "adaptive" and self.seconds is not None):
+            return {"operationcount": "0", "maxexecutiontime": f"{self.seconds:g}"}
+        return {"operationcount": str(self.operations), "maxexecutiontime": "0"}
+
+
+class LoadPolicy(SpecModel):
+    """How the load phase is shared, as in YCSB: load once, run many.
+
+    `auto` reuses one load per (backend, target, data set) for read-only workloads
+    and reloads before every repetition of a workload that writes; `always` reuses it
+    for every workload (the data drifts as writes accumulate); `never` reloads before
+    every repetition of every cell.
+    """
+
+    reuse: Literal["auto", "always", "never"] = "auto"
+    threads: PositiveInteger | None = None
+    """Client threads of the load phase (top-level `load_threads` is the older spelling)."""
+
+
+class MixMember(SpecModel):
+    """One application of a heterogeneous mix; `containers` copies of it run per cell."""
+
+    workload: Workload
+    target: TargetName | None = None
+    """Default: the cell's target."""
+    threads: PositiveInteger | None = None
+    """Default: the cell's threads."""
+
+
+class IoGroupControls(SpecModel):
+    """Block I/O limits of one container (or local process group). Sizes in bytes/s."""
+
+    read_bps: PositiveInteger | None = None
+    write_bps: PositiveInteger | None = None
+    read_iops: PositiveInteger | None = None
+    write_iops: PositiveInteger | None = None
+    weight: Integer | None = Field(None, ge=1, le=1000)
+
+    @property
+    def empty(self) -> bool:
+        return all(v is None for v in self.model_dump().values())
+
+
+class IoControlSet(SpecModel):
+    """A level of the `io_controls` factor: one group (a cgroup, the VNode of paper 004)
+    per container, in container order; a group without limits still isolates its
+    container in a cgroup of its own. Containers past the list's end are not grouped."""
+
+    groups: list[IoGroupControls] = []
+    device: str | None = None
+    """The block device to control (`/dev/loop3`, `8:16`); default: the backend's."""
+
+    @property
+    def empty(self) -> bool:
+        """No groups at all: nothing to apply."""
+        return not self.groups
+
+
+_MEMORY = re.compile(r"^([0-9]+)([bkmg]?)$", re.IGNORECASE)
+_UNIT = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+MIN_MEMORY_BYTES = 6 << 20
+"""Docker refuses a container memory limit below 6 MiB."""
+
+
+def memory_bytes(value: str) -> int:
+    """Bytes of a Docker memory size (`512m`, `2g`, `1048576`)."""
+    found = _MEMORY.match(value.strip())
+    if found is None:
+        raise ValueError(f"{value!r} is not a size; use a number with b, k, m or g (512m, 2g)")
+    return int(found.group(1)) * _UNIT[found.group(2).lower()]
+
+
+class TargetOptionsSpec(SpecModel):
+    """How one database target runs (`target_options.<target>`): `contio.targets.base.TargetOptions`."""
+
+    cache: Literal["default", "minimal"] = "default"
+    """`minimal`: the database's caches as small as it allows, so operations reach storage."""
+    memory_limit: str | None = None
+    """Container memory limit (`512m`, `2g`); swap off, so the page cache is bounded too."""
+    image: str | None = Field(None, min_length=1, pattern=r"^\S+$")
+    """A registry image (`mysql:5.7`, `cassandra:3.11`) instead of contio's offline one;
+    pulled when not present."""
+
+    @field_validator("memory_limit")
+    @classmethod
+    def _memory(cls, value: str | None) -> str | None:
+        if value is not None and memory_bytes(value) < MIN_MEMORY_BYTES:
+            raise ValueError(f"{value!r} is below Docker's minimum of 6m")
+        return value
+
+
+class Factors(SpecModel):
+    """The factors of an experiment and their levels; cells are their full factorial
+    (or the spec's explicit `cells`). A factor left out has one default level."""
+
+    backend: list[str] | None = Field(None, min_length=1)
+    target: list[TargetName] | None = Field(None, min_length=1)
+    workload: list[Workload] | None = Field(None, min_length=1)
+    threads: list[PositiveInteger] | None = Field(None, min_length=1)
+    containers: list[PositiveInteger] | None = Field(None, min_length=1)
+    mix: list[str] | None = Field(None, min_length=1)
+    runtime: list[str] | None = Field(None, min_length=1)
+    io_controls: list[str] | None = Field(None, min_length=1)
+    properties: dict[str, list[PropertyValue]] = {}
+    """Engine properties as factors: `{fieldlength: [100, 16384]}`."""
+
+    @field_validator(
+        "backend", "target", "workload", "threads", "containers", "mix", "runtime", "io_controls"
+    )
+    @classmethod
+    def _unique(cls, values: list[Any] | None) -> list[Any] | None:
+        return no_duplicates(values) if values is not None else None
+
+    @field_validator("properties")
+    @classmethod
+    def _levels(cls, values: dict[str, list[PropertyValue]]) -> dict[str, list[PropertyValue]]:
+        for key, levels in values.items():
+            if not levels:
+                raise PydanticCustomError("empty", "{key} has no levels", {"key": repr(key)})
+            no_duplicates(levels)
+        return values
+
+
+class AnalysisSpec(SpecModel):
+    """How the report and `contio results` compare the backend levels (002's Table 1).
+
+    `t_test: paired` matches repetition i of a backend with repetition i of the
+    baseline (002 ran its storage options in matched runs); `welch` treats them as
+    independent samples. `baseline` is the backend level every other is compared
+    with (relative differences, t-tests, conclusions); default: the first backend.
+    """
+
+    t_test: Literal["welch", "paired"] = "welch"
+    baseline: str | None = None

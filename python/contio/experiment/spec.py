@@ -1,0 +1,375 @@
+"""Experiment specs: the YAML a user writes, parsed and validated before anything runs.
+
+A spec names factors and their levels (backend, target, workload, threads, containers,
+mix, runtime, io_controls, engine properties), the cells (their full factorial, or an
+explicit list, less exclusions), the stopping rule, the load policy and the profiles
+(`tiny`, `small`, `paper`) that override any of it. The older flat layout (`targets`,
+`workloads`, `threads`, `backend`, `repetitions`) is still read: it is the same as the
+corresponding factors. Unknown keys are rejected; every error names the field's path
+(`factors.target[1]`, `backends.nfs-sync.export_mode`) and, where there is a closed set,
+the allowed values. Checks across fields live in `contio.experiment.checks`.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing
+from collections.abc import Mapping
+from importlib.resources import as_file, files
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
+
+from contio.errors import InvalidSpecError, SpecError, UsageError
+from contio.experiment.parts import (
+    AnalysisSpec,
+    Factors,
+    IoControlSet,
+    LoadPolicy,
+    MixMember,
+    PropertyValue,
+    Repetitions,
+    SpecModel,
+    StopRule,
+    TargetName,
+    TargetOptionsSpec,
+    Workload,
+    no_duplicates,
+)
+from contio.gluster.faults import NodeStopEvent
+from contio.targets.engine_targets import TARGETS, engine_target_of, namespace_owner
+from contio.workload.files import WorkloadRef
+from contio.yaml_input import (
+    DuplicateKeyError,
+    Number,
+    PositiveInteger,
+    number_text,
+    read_yaml,
+)
+
+DEFAULT_SPEC_NAME = "default.yaml"
+
+
+class LocalDirBackendSpec(SpecModel):
+    """Keep each cell's data in a fresh directory under `path` on the local file system."""
+
+    type: Literal["local-dir"] = "local-dir"
+    path: Path | None = None
+    """Base directory for the data directories; None means the system's temp directory."""
+
+    @field_validator("path")
+    @classmethod
+    def _must_be_directory(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.expanduser().is_dir():
+            raise PydanticCustomError(
+                "not_a_directory", "{path} is not an existing directory", {"path": str(value)}
+            )
+        return value.expanduser().resolve() if value is not None else None
+
+
+RuntimeType = Literal["process", "docker"]
+"""The runtimes a cell can run in (`contio.cells.RUNTIMES` maps each to its executor)."""
+
+
+class RuntimeSpec(SpecModel):
+    """Where a cell's containers run, and the runtime's settings.
+
+    `process` (the default): each container is an engine child process on this host.
+    `docker`: each container is a Docker container — a database target's server in its
+    image with its data on the backend, and the engine in `contio/engine` next to it;
+    contio starts a Docker engine when none runs (root) and builds the images first.
+    `type` is the runtime of every cell unless the `runtime` factor lists levels.
+    """
+
+    type: RuntimeType = "process"
+    stop_grace_seconds: Number = Field(10.0, gt=0)
+    """How long the engine may take to write its results after a forwarded SIGINT/SIGTERM."""
+    ready_timeout_seconds: Number = Field(180.0, gt=0)
+    """docker: how long a database container may take to answer its readiness probe."""
+
+
+ProcessRuntimeSpec = RuntimeSpec  # the name of the model before the docker runtime
+
+
+# Properties that contio sets itself for every phase; a spec setting them would be ignored.
+_RESERVED_PROPERTIES = {
+    "threadcount": "set the thread levels with `threads` (and `load_threads`)",
+    "status.interval": "the live display reads the engine's status every second",
+    **{
+        t.data_dir_property: "the backend sets the data directory"
+        for t in TARGETS.values()
+        if t.data_dir_property
+    },
+}
+
+
+class ExperimentSpec(SpecModel):
+    """A whole experiment. See the module doc and README's spec section."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", max_length=80)
+    """Names the results folder (`results/<name>-<UTC time>`)."""
+    description: str = ""
+    backend: dict[str, Any] | None = None
+    """One backend (older layout); `backends` names several."""
+    backends: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Backend levels by name: `{type: local|striped|gluster|nfs|path|local-dir, …options}`."""
+    runtime: RuntimeSpec = RuntimeSpec()
+    target_options: dict[str, TargetOptionsSpec] = Field(default_factory=dict)
+    """Per database target: `{cache: minimal, memory_limit: 512m, image: mysql:5.7}`."""
+    targets: list[TargetName] | None = Field(None, min_length=1)
+    workloads: list[Workload] | None = Field(None, min_length=1)
+    threads: list[PositiveInteger] | None = Field(None, min_length=1)
+    factors: Factors = Factors()
+    cells: list[dict[str, Any]] | None = Field(None, min_length=1)
+    """Explicit cells instead of the full factorial: each entry maps factors to a level, or
+    to a list of levels that are crossed within the entry."""
+    exclude: list[dict[str, Any]] = Field(default_factory=list)
+    """Cells matching every factor level of an entry are left out."""
+    mixes: dict[str, list[MixMember]] = Field(default_factory=dict)
+    io_controls: dict[str, IoControlSet] = Field(default_factory=dict)
+    load_threads: PositiveInteger | None = None
+    load: LoadPolicy = LoadPolicy()
+    repetitions: Repetitions | None = None
+    """Repetitions of every cell (older layout of `stop.repetitions`)."""
+    stop: StopRule = StopRule()
+    warmup_seconds: Number = Field(0.0, ge=0)
+    """Seconds at the start of each run phase left out of its ops/s."""
+    drop_caches: bool = False
+    """Drop the page cache before every run phase (needs root)."""
+    events: list[NodeStopEvent] = Field(default_factory=list)
+    """Faults played during every run phase on a gluster backend level (issue 5):
+    `{type: stop-node, node: 2, at: 10, restart_at: 30}`, seconds from the run's start."""
+    properties: dict[str, PropertyValue] = Field(default_factory=dict)
+    """Engine properties for every phase (`-p key=value`), after the workload file's."""
+    profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Named overrides (`tiny`, `small`, `paper`), merged into the spec by `--profile`."""
+    default_profile: str | None = None
+    analysis: AnalysisSpec = AnalysisSpec()
+    """How backends are compared: `{t_test: paired|welch, baseline: <backend level>}`."""
+
+    @field_validator("targets", "threads", "workloads")
+    @classmethod
+    def _no_duplicates(cls, values: list[Any] | None) -> list[Any] | None:
+        return no_duplicates(values) if values is not None else None
+
+    @field_validator("properties")
+    @classmethod
+    def _not_reserved(cls, values: dict[str, PropertyValue]) -> dict[str, PropertyValue]:
+        for key, value in values.items():
+            if key in _RESERVED_PROPERTIES:
+                raise PydanticCustomError(
+                    "reserved_property",
+                    "{key} is set by contio: {why}",
+                    {"key": repr(key), "why": _RESERVED_PROPERTIES[key]},
+                )
+            if "\n" in str(value):
+                raise PydanticCustomError(
+                    "bad_property", "{key}: values are single lines", {"key": repr(key)}
+                )
+        return values
+
+    # -- the resolved view the matrix and runner use -----------------------------------
+    @property
+    def repetition_count(self) -> int:
+        """Repetitions of fixed rules (`repetitions` or `stop.repetitions`)."""
+        return self.repetitions or self.stop.repetitions
+
+    @property
+    def load_thread_count(self) -> int:
+        return self.load.threads or self.load_threads or 1
+
+    def backend_definitions(self) -> dict[str, dict[str, Any]]:
+        """Backend levels by name; the older single `backend` is named by its type."""
+        if self.backends:
+            return dict(self.backends)
+        single = self.backend if self.backend is not None else {"type": "local-dir"}
+        return {str(single.get("type", "local-dir")): single}
+
+    def target_levels(self) -> list[str]:
+        return self.factors.target or self.targets or ["null"]
+
+    def workload_levels(self) -> list[WorkloadRef]:
+        return self.factors.workload or self.workloads or []
+
+    def thread_levels(self) -> list[int]:
+        return self.factors.threads or self.threads or [1]
+
+    def properties_for(self, target: str) -> dict[str, str]:
+        """Engine properties for `target`: common ones plus those in its own namespace.
+
+        Properties in another known target's namespace are left out, since each target
+        validates only its own; a database target's are its binding's (`mysql.*` for
+        mariadb).
+        """
+        own = engine_target_of(target)
+        return {
+            key: engine_value(value)
+            for key, value in self.properties.items()
+            if namespace_owner(key) in (None, own)
+        }
+
+    def controls_for(self, level: Mapping[str, Any]) -> IoControlSet | None:
+        """The block I/O controls a cell's `level` names (None: the `none` level or no
+        `io_controls` factor)."""
+        return self.io_controls.get(level.get("io_controls", ""))
+
+    def target_options_for(self, target: str) -> TargetOptionsSpec:
+        """The options of database target `target` (defaults when the spec gives none)."""
+        return self.target_options.get(target) or TargetOptionsSpec()
+
+
+def engine_value(value: PropertyValue) -> str:
+    """A property value as the engine reads it; YAML booleans become `true`/`false`, an
+    integral number its integer (`1000.0` → `1000`)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return number_text(value)  # 1e3 and 1000.0 reach the engine as 1000
+    return str(value)
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """Dotted path of a pydantic error location: ('targets', 1) -> 'targets[1]'."""
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+    """The spec model that holds the field at `loc`, walking nested models (a mapping's
+    keys, like list indexes, are steps to skip)."""
+    model: type[BaseModel] = root
+    keyed = False
+    for part in loc:
+        if isinstance(part, int) or keyed:
+            keyed = False
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        candidates = [field.annotation, *typing.get_args(field.annotation)]
+        for arg in list(candidates):
+            candidates += typing.get_args(arg)
+        nested = [c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)]
+        if not nested:
+            return None
+        model = nested[0]
+        keyed = dict in (typing.get_origin(field.annotation), field.annotation)
+    return model
+
+
+def problem_of(
+    error: Any, root: type[BaseModel] = ExperimentSpec, prefix: tuple[int | str, ...] = ()
+) -> SpecError:
+    """One pydantic error as a `SpecError` naming its path and what is allowed."""
+    loc = tuple(error["loc"])
+    kind = error["type"]
+    path = field_path(prefix + loc)
+    if kind == "extra_forbidden":
+        model = _model_at(root, loc[:-1])
+        allowed = ", ".join(model.model_fields) if model else "(none)"
+        return SpecError(path, f"unknown key; allowed keys here: {allowed}")
+    if kind == "literal_error":
+        expected = error["ctx"]["expected"].replace("'", "")
+        return SpecError(path, f"{error['input']!r} is not allowed; allowed: {expected}")
+    if kind == "missing":
+        return SpecError(path, "required, but missing")
+    return SpecError(path, str(error["msg"]).removeprefix("Value error, "))
+
+
+def apply_profile(data: dict[str, Any], profile: str | None, source: str) -> dict[str, Any]:
+    """`data` with the named profile merged in.
+
+    Mappings merge key by key; lists and scalars replace; a mapping with another `type`
+    (a backend of another kind) replaces the whole definition.
+    """
+    profiles = data.get("profiles") or {}
+    chosen = profile or data.get("default_profile")
+    if chosen is None:
+        return data
+    if not isinstance(profiles, dict) or chosen not in profiles:
+        allowed = ", ".join(profiles) if isinstance(profiles, dict) and profiles else "(none)"
+        field = "--profile" if profile else "default_profile"
+        raise InvalidSpecError(
+            source, [SpecError(field, f"no profile {chosen!r}; allowed: {allowed}")]
+        )
+    override = profiles[chosen]
+    if not isinstance(override, dict):
+        raise InvalidSpecError(
+            source, [SpecError(f"profiles.{chosen}", "a profile is a mapping of keys to values")]
+        )
+    return _merge(data, override)
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(base)
+    for key, value in override.items():
+        current = merged.get(key)
+        if isinstance(value, dict) and isinstance(current, dict) and _same_kind(current, value):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def _same_kind(current: dict[str, Any], override: dict[str, Any]) -> bool:
+    return "type" not in override or override["type"] == current.get("type")
+
+
+def validate_spec(
+    data: Any, source: str, base_dir: Path, profile: str | None = None
+) -> ExperimentSpec:
+    """Validate parsed YAML (after merging `profile`); raise `InvalidSpecError` listing
+    every bad field."""
+    from contio.experiment.checks import cross_check  # imports the backend registry lazily
+
+    if not isinstance(data, dict):
+        raise InvalidSpecError(source, [SpecError("", "a spec is a mapping of keys to values")])
+    merged = apply_profile(data, profile, source)
+    chosen = profile or merged.get("default_profile")
+    where = f"{source} (profile {chosen})" if chosen else source
+    try:
+        spec = ExperimentSpec.model_validate(merged, context={"base_dir": base_dir})
+    except ValidationError as exc:
+        raise InvalidSpecError(where, [problem_of(e) for e in exc.errors()]) from None
+    problems = cross_check(spec, base_dir)
+    if problems:
+        raise InvalidSpecError(where, problems)
+    return spec
+
+
+def parse_spec_text(
+    text: str, source: str, base_dir: Path, profile: str | None = None
+) -> ExperimentSpec:
+    """Parse and validate a spec's YAML text; `base_dir` anchors relative paths."""
+    try:
+        data = read_yaml(text)
+    except DuplicateKeyError as exc:
+        raise InvalidSpecError(source, [SpecError("", str(exc))]) from None
+    except yaml.YAMLError as exc:
+        raise InvalidSpecError(source, [SpecError("", f"not valid YAML: {exc}")]) from None
+    return validate_spec(data, source, base_dir, profile)
+
+
+def read_spec_file(path: Path, profile: str | None = None) -> tuple[ExperimentSpec, str]:
+    """Read and validate a spec file; returns the spec and its text (kept with the results)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read spec {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"cannot read spec {str(path)!r}: not UTF-8 text (byte {exc.object[exc.start]:#04x} "
+            f"at offset {exc.start}); a spec is a YAML text file"
+        ) from None
+    return parse_spec_text(text, str(path), path.resolve().parent, profile), text
+
+
+def read_default_spec(profile: str | None = None) -> tuple[ExperimentSpec, str]:
+    """The embedded default experiment shipped with the package."""
+    with as_file(files("contio.experiment") / DEFAULT_SPEC_NAME) as path:
+        return read_spec_file(Path(path), profile)

@@ -1,0 +1,365 @@
+"""Result records and the results folder of an experiment.
+
+One folder per experiment: `<root>/<name>-<UTC time>[-n]/`.
+
+    spec.yaml           the spec as the user wrote it (`--resume` runs it again)
+    spec.json           the validated spec (profile merged, workload files resolved)
+    host.json           the machine and software that ran it
+    backends.json       what each backend level was (device, file system, layout)
+    index.sqlite        cells and their state, every phase (`contio.results.index`)
+    raw/cell<NNN>/s<session>-rep<r>/load-c<k>.json, run-c<k>.json
+                        the engine's result documents per container; `.txt` its
+                        YCSB-format stdout, `.stderr` its status lines and messages
+    repetitions.csv     one row per phase × repetition × container, appended as each ends
+    summary.csv         one row per cell: mean, standard deviation, 95% CI, latency
+                        (derived from the index; rewritten when a resumed run ends)
+
+Raw files and rows are created exclusively (mode `x`, unique index rows), so no result
+is ever replaced; a crash or an interrupt leaves every completed row on disk.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from contio.engine.result import EngineResult
+from contio.errors import ResultsFolderError
+from contio.results.steady_state import steady_io_rates, steady_latency, steady_throughput
+
+REPETITIONS_CSV = "repetitions.csv"
+SUMMARY_CSV = "summary.csv"
+BACKENDS_JSON = "backends.json"
+
+
+@dataclass(frozen=True)
+class PhaseRecord:
+    """One phase (load or run) of one container in one repetition of one cell.
+
+    Units are in the names. Every rate and percentile of a run phase leaves out the
+    warm-up seconds (`steady_ops_per_sec`: `contio.run.stopping`; p95/p99 and the file
+    I/O rates: `contio.results.steady_state`); `throughput_ops_per_sec` is the engine's own,
+    over the whole phase.
+    """
+
+    cell_key: str
+    cell_index: int
+    session: int
+    phase: str
+    repetition: int
+    container: int
+    target: str
+    workload: str
+    threads: int
+    status: str
+    operations: int
+    failed_operations: int
+    runtime_ms: float
+    throughput_ops_per_sec: float
+    steady_ops_per_sec: float
+    warmup_excluded_s: float
+    p95_latency_us: float
+    p99_latency_us: float
+    latency_source: str
+    """How p95/p99 span operation types and leave the warm-up out (`contio.results.latency`,
+    `contio.results.steady_state`)."""
+    started_at: str
+    raw_json: str
+    """Path of the engine's document, relative to the results folder."""
+    reads_per_sec: float | None = None
+    """File workloads (sysbench, fio): read requests per second after the warm-up; None
+    for YCSB phases."""
+    writes_per_sec: float | None = None
+    iops: float | None = None
+    """Reads and writes per second (fsyncs left out), as fio's IOPS."""
+    read_mib_per_sec: float | None = None
+    written_mib_per_sec: float | None = None
+    io_control: str = ""
+    """The block I/O controls applied to the container (JSON: mechanism, values,
+    device, notes), empty when it ran in no group."""
+    # Means over a run phase of its per-second samples (`contio.samplers.phase`; None
+    # for loads and where nothing was sampled). Host: the same for every container.
+    cpu_percent: float | None = None
+    """Host CPU utilization, % of all cores."""
+    disk_percent: float | None = None
+    """Utilization (io_ticks) of the disk holding the data (`disk_device`)."""
+    disk_read_bytes_per_sec: float | None = None
+    disk_write_bytes_per_sec: float | None = None
+    net_rx_bytes_per_sec: float | None = None
+    """The host's network interfaces with a device (NICs)."""
+    net_tx_bytes_per_sec: float | None = None
+    client_cpu_percent: float | None = None
+    """This container's engine: CPU (100 = one core), memory, storage bytes it caused."""
+    client_memory_bytes: float | None = None
+    client_read_bytes_per_sec: float | None = None
+    client_write_bytes_per_sec: float | None = None
+    server_cpu_percent: float | None = None
+    """This container's database server (docker), as for the client."""
+    server_memory_bytes: float | None = None
+    server_read_bytes_per_sec: float | None = None
+    server_write_bytes_per_sec: float | None = None
+    disk_device: str = ""
+    """The disk of `disk_percent` (`vda`), `busiest` when no disk holds the data."""
+
+    @classmethod
+    def from_result(
+        cls, result: EngineResult, *, warmup_seconds: float = 0.0, **fields: Any
+    ) -> PhaseRecord:
+        """A record of `result`; `fields` give the cell, repetition, container, paths."""
+        phase = fields.pop("phase", result.phase)
+        warmup = warmup_seconds if phase == "run" else 0.0
+        latency = steady_latency(result, warmup, (95, 99))
+        steady = steady_throughput(result, warmup)
+        return cls(
+            target=result.target,
+            phase=phase,
+            threads=result.threads,
+            status=result.status,
+            operations=result.operations,
+            failed_operations=result.failed_operations,
+            runtime_ms=result.runtime_ms,
+            throughput_ops_per_sec=result.throughput_ops_per_sec,
+            steady_ops_per_sec=steady.ops_per_sec,
+            warmup_excluded_s=steady.warmup_excluded_s,
+            p95_latency_us=_or_nan(latency.percentiles["p95"]),
+            p99_latency_us=_or_nan(latency.percentiles["p99"]),
+            latency_source=latency.source,
+            started_at=result.started_at,
+            **steady_io_rates(result, warmup),
+            **fields,
+        )
+
+
+def _or_nan(value: float | None) -> float:
+    """A percentile of a phase that completed no operation (a starved group) is NaN."""
+    return math.nan if value is None else value
+
+
+@dataclass(frozen=True)
+class PhaseFiles:
+    """Where one phase's engine output goes."""
+
+    json: Path
+    stdout: Path
+    stderr: Path
+
+
+def _timestamp(now: datetime) -> str:
+    return now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+class ResultsFolder:
+    """The folder of one experiment's results."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    @classmethod
+    def create(cls, root: Path, name: str, now: datetime | None = None) -> ResultsFolder:
+        """Make a new folder `<root>/<name>-<UTC time>`, adding `-2`, `-3`… if it exists."""
+        stem = f"{name}-{_timestamp(now or datetime.now(timezone.utc))}"
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ResultsFolderError(f"cannot create results root {root}: {exc}") from exc
+        for n in range(1, 10_000):
+            path = root / (stem if n == 1 else f"{stem}-{n}")
+            try:
+                path.mkdir()  # atomic: fails if another run took the name
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise ResultsFolderError(f"cannot create results folder {path}: {exc}") from exc
+            return cls(path)
+        raise ResultsFolderError(f"no free results folder name for {stem} in {root}")
+
+    def write_text(self, relative: str, text: str) -> Path:
+        """Create a new file in the folder; refuses to replace an existing one."""
+        path = self.path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with path.open("x", encoding="utf-8") as out:
+                out.write(text)
+        except FileExistsError:
+            raise ResultsFolderError(f"{path} exists; results are never overwritten") from None
+        return path
+
+    def write_json(self, relative: str, data: Any) -> Path:
+        """Create a new JSON file in the folder."""
+        return self.write_text(relative, json.dumps(data, indent=2, default=str) + "\n")
+
+    def phase_files(
+        self, cell: str, session: int, repetition: int, phase: str, container: int
+    ) -> PhaseFiles:
+        """Paths for one container's phase output; the directory is created, the files are not.
+
+        The session (one per `contio run` or `--resume` on the folder) keeps a repetition
+        redone after an interrupt from touching the interrupted one's files.
+        """
+        directory = self.path / "raw" / cell / f"s{session}-rep{repetition}"
+        directory.mkdir(parents=True, exist_ok=True)
+        stem = directory / f"{phase}-c{container}"
+        files = PhaseFiles(
+            stem.with_suffix(".json"), stem.with_suffix(".txt"), stem.with_suffix(".stderr")
+        )
+        taken = [p for p in (files.json, files.stdout, files.stderr) if p.exists()]
+        if taken:
+            raise ResultsFolderError(f"{taken[0]} exists; results are never overwritten")
+        return files
+
+    def relative(self, path: Path) -> str:
+        """`path` relative to the folder, as stored in the CSV files."""
+        return str(path.relative_to(self.path))
+
+    def append_record(self, record: PhaseRecord) -> None:
+        """Add one row to repetitions.csv and flush it to disk."""
+        _append_rows(self.path / REPETITIONS_CSV, [dataclasses.asdict(record)])
+
+    def sync_repetitions(self, phases: list[dict[str, Any]]) -> str | None:
+        """Make repetitions.csv hold the index's phase rows (`phases`, in order) before a
+        resumed run appends to it; None when it already does, else what was repaired.
+
+        The file is a copy of the index, appended as each phase ends; a crash or a full
+        disk can leave it cut short, mid-row, and the next row appended would be glued
+        onto the partial one. The index commits every row whole, so the file is
+        rewritten from it.
+        """
+        path = self.path / REPETITIONS_CSV
+        found = _readable_rows(path)
+        fields = [f.name for f in dataclasses.fields(PhaseRecord)]
+        if found is not None and _same_phases(found, phases, fields):
+            return None
+        rows = [{name: row.get(name) for name in fields} for row in phases]
+        partial = path.with_name(path.name + ".partial")
+        partial.unlink(missing_ok=True)
+        _append_rows(partial, rows)
+        if rows:
+            os.replace(partial, path)
+        else:
+            path.unlink(missing_ok=True)
+        have = "unreadable" if found is None else f"{len(found)} readable rows"
+        return (
+            f"{path} did not match {len(phases)} phases in the index ({have}); "
+            "rewritten from the index"
+        )
+
+    def replace_derived(self, relative: str, rows: list[dict[str, Any]]) -> Path:
+        """Write a file derived from the index (summary.csv) atomically, replacing it.
+
+        Only derived files are replaced: they are recomputed from the raw results.
+        """
+        path = self.path / relative
+        partial = path.with_name(path.name + ".partial")
+        partial.unlink(missing_ok=True)
+        _append_rows(partial, rows)
+        if rows:
+            os.replace(partial, path)
+        return path
+
+    def replace_derived_json(self, relative: str, data: Any) -> Path:
+        """Write a JSON file derived from the index (backends.json) atomically, replacing it."""
+        path = self.path / relative
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        os.replace(partial, path)
+        return path
+
+    def write_rows(self, relative: str, rows: list[dict[str, Any]]) -> Path:
+        """Create a new CSV file from rows of equal keys."""
+        path = self.path / relative
+        if path.exists():
+            raise ResultsFolderError(f"{path} exists; results are never overwritten")
+        _append_rows(path, rows)
+        return path
+
+
+def _append_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    new = not path.exists()
+    with path.open("a", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def _readable_rows(path: Path) -> list[dict[str, Any]] | None:
+    """The rows of a CSV file ([] when it does not exist), None when it cannot be read or
+    ends mid-row."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError):
+        return None
+    if text and not text.endswith("\n"):
+        return None  # cut short in the middle of a row
+    try:
+        return list(csv.DictReader(text.splitlines()))
+    except csv.Error:
+        return None
+
+
+# What tells the phase rows apart: a file with these in the index's order holds its rows.
+_IDENTITY = ("cell_key", "session", "phase", "repetition", "container", "status", "raw_json")
+
+
+def _same_phases(
+    found: list[dict[str, Any]], phases: list[dict[str, Any]], fields: list[str]
+) -> bool:
+    if len(found) != len(phases):
+        return False
+    if found and list(found[0]) != fields:
+        return False  # another header (an older contio): rewrite with today's columns
+    return all(
+        all(str(row[k]) == str(phase[k]) for k in _IDENTITY) for row, phase in zip(found, phases)
+    )
+
+
+def read_records(folder: Path) -> list[PhaseRecord]:
+    """The phase records of a results folder, in the order they finished."""
+    path = folder / REPETITIONS_CSV
+    if not path.exists():
+        return []
+    types = {f.name: f.type for f in dataclasses.fields(PhaseRecord)}
+    converters = {
+        "int": int,
+        "float": float,
+        "str": str,
+        "float | None": lambda v: float(v) if v != "" else None,
+    }
+    with path.open(newline="", encoding="utf-8") as src:
+        return [
+            PhaseRecord(**{k: converters[types[k]](v) for k, v in row.items()})
+            for row in csv.DictReader(src)
+        ]
+
+
+def load(folder: Path | str) -> Any:
+    """The run phases of a results folder as a pandas DataFrame.
+
+    One row per cell × repetition × container: the cell's factor levels as columns
+    (`backend`, `target`, `workload` or `mix`, `threads`, `containers`, …), then the
+    phase's measurements (`steady_ops_per_sec`, `throughput_ops_per_sec`, latency, …).
+    """
+    import pandas as pd  # imported here: only analysis needs it
+
+    from contio.results.index import ResultsIndex
+
+    index = ResultsIndex.open(Path(folder))
+    try:
+        levels = {c["cell_key"]: c["levels"] for c in index.cells()}
+        rows = [{**levels[r["cell_key"]], **r} for r in index.phases("run")]
+    finally:
+        index.close()
+    return pd.DataFrame(rows)

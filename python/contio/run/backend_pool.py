@@ -1,0 +1,109 @@
+"""The backend factor: one provisioned backend per level, made on first use, torn down at
+the end (or on an interrupt), described in the results.
+
+Levels are the spec's backend definitions. `local-dir` is the plain directory backend
+of older specs; every other type comes from the backend registry (issue 5: local,
+striped, gluster, nfs, path). A backend this host cannot provide (no NFS in the
+kernel, for example) is not an error: its cells are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from contio.backends import nfs_support, registry
+from contio.backends.local_dir import LocalDirBackend
+from contio.errors import BackendUnavailableError
+from contio.experiment.checks import LOCAL_DIR
+from contio.experiment.spec import ExperimentSpec, LocalDirBackendSpec
+
+
+class DirectoryBackend(Protocol):
+    """What the runner needs of a backend: fresh data directories, a description, teardown."""
+
+    def prepare(self, label: str) -> Path | None: ...
+
+    def release(self, path: Path) -> None: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+    def teardown(self) -> None: ...
+
+
+def probe_unavailable(definition: dict[str, Any]) -> str | None:
+    """Why this host cannot provide the backend, found without provisioning anything."""
+    if definition.get("type") == "nfs":
+        client = nfs_support.probe("client")
+        if not client.available:
+            return client.reason
+        if definition.get("server", "local") == "local":
+            server = nfs_support.probe("server")
+            if not server.available:
+                return server.reason
+    return None
+
+
+def describe_plan(definition: dict[str, Any]) -> str:
+    """One line saying what a backend level will provision."""
+    kind = definition.get("type", LOCAL_DIR)
+    options = ", ".join(f"{k}={v}" for k, v in definition.items() if k != "type")
+    return f"{kind}" + (f" ({options})" if options else "")
+
+
+@dataclass
+class BackendPool:
+    """The experiment's backend levels, provisioned lazily and torn down together."""
+
+    spec: ExperimentSpec
+    workdir: Path | None = None
+    """Where registry backends keep their state (default: contio's state directory)."""
+    _ready: dict[str, DirectoryBackend] = field(default_factory=dict)
+    _unavailable: dict[str, str] = field(default_factory=dict)
+
+    def unavailable(self, name: str) -> str | None:
+        """Why backend `name` cannot be used, if it cannot (probed before provisioning)."""
+        if name not in self._unavailable and name not in self._ready:
+            reason = probe_unavailable(self.spec.backend_definitions()[name])
+            if reason:
+                self._unavailable[name] = reason
+        return self._unavailable.get(name)
+
+    def get(self, name: str) -> DirectoryBackend:
+        """The provisioned backend `name`; `BackendUnavailableError` if it cannot be made."""
+        if name in self._unavailable:
+            raise BackendUnavailableError(self._unavailable[name])
+        if name not in self._ready:
+            definition = dict(self.spec.backend_definitions()[name])
+            kind = definition.pop("type", LOCAL_DIR)
+            backend: DirectoryBackend
+            if kind == LOCAL_DIR:
+                local = LocalDirBackendSpec.model_validate({"type": kind, **definition})
+                backend = LocalDirBackend(self.spec.name, local.path)
+            else:
+                workdir = self.workdir / name if self.workdir else None
+                made = registry.create(kind, definition, workdir)
+                try:
+                    made.prepare()
+                except BackendUnavailableError as exc:
+                    self._unavailable[name] = str(exc)
+                    raise
+                backend = made
+            self._ready[name] = backend
+        return self._ready[name]
+
+    def describe(self, name: str) -> dict[str, Any]:
+        return self._ready[name].describe() if name in self._ready else {}
+
+    def teardown(self) -> None:
+        """Tear down every provisioned backend, even if one teardown fails."""
+        errors = []
+        for backend in reversed(list(self._ready.values())):
+            try:
+                backend.teardown()
+            except Exception as exc:  # noqa: BLE001 - keep tearing down the others; re-raised below
+                errors.append(exc)
+        self._ready.clear()
+        if errors:
+            raise errors[0]

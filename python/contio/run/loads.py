@@ -1,0 +1,53 @@
+"""Load phases shared by run cells, as in YCSB: load once, run many.
+
+One load serves the consecutive cells of a load group (same backend, runtime,
+containers and data set; `contio.experiment.matrix` puts them next to each other). Whether a
+repetition may run on the data already loaded depends on the spec's `load.reuse`:
+
+- `auto`: yes while no writing run has changed the data since it was loaded, so
+  read-only cells share one load and every repetition of a writing cell starts from
+  freshly loaded data;
+- `always`: yes whenever the data set matches (writes accumulate, as when a
+  benchmark is run again on a loaded database);
+- `never`: a fresh load before every repetition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from contio.backends.interface import DataLocation
+from contio.experiment.matrix import Cell, Member
+
+
+@dataclass
+class LoadedData:
+    """The data of the last load: where it lives, and what the runtime holds on it."""
+
+    key: tuple[Any, ...]
+    """The load group key (`Cell.load_key`) it was loaded for."""
+    backend: str
+    locations: list[DataLocation]
+    """One per container, in container order: a host directory or a Docker volume."""
+    fresh: bool = True
+    """No writing run has touched it since the load."""
+    members: list[Member] = field(default_factory=list)
+    """What loaded each location (the kinds' cleanup runs on release)."""
+    runtime: str = "process"
+    session: Any = None
+    """The runtime's `contio.cells.executor.DataSession` (database servers on the data),
+    kept until the data is released."""
+    disk: str | None = None
+    """The kernel name of the disk holding the data, when one does (for the metrics)."""
+
+
+def needs_load(policy: str, loaded: LoadedData | None, cell: Cell) -> bool:
+    """Whether the next repetition of `cell` needs a load first."""
+    if loaded is None or loaded.key != cell.load_key():
+        return True
+    if policy == "always":
+        return False
+    if policy == "never":
+        return True
+    return not loaded.fresh

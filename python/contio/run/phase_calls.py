@@ -1,0 +1,258 @@
+"""How each container's engine is invoked in a phase: its properties (stop rule, data
+directory, its database server's binding, the start barrier), where its data goes, what
+its exit means, the engine's check of a spec before anything runs, and the workload
+kinds' cleanup when data is released. The runner (`contio.run.runner`) puts these together.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from contio.backends.interface import DataLocation, HostPath
+from contio.backends.owner_lock import owned_temp_dir
+from contio.cells.executor import CellExecutor, ContainerPhase
+from contio.engine.invocation import interpret_exit, run_engine
+from contio.engine.result import EngineResult, read_result
+from contio.errors import (
+    EngineError,
+    EngineOutputError,
+    EngineUsageError,
+    FileWorkloadError,
+    WorkloadPropertyError,
+)
+from contio.experiment.matrix import Cell, Member
+from contio.experiment.parts import IoControlSet, IoGroupControls
+from contio.experiment.spec import ExperimentSpec
+from contio.qos.io_groups import device_of
+from contio.results.folder import PhaseFiles, PhaseRecord, ResultsFolder
+from contio.run.loads import LoadedData
+from contio.targets.engine_targets import engine_target_of
+from contio.workload.file_kinds import EngineCall
+from contio.workload.kinds import KINDS
+
+
+def check_with_engine(spec: ExperimentSpec, cells: list[Cell]) -> None:
+    """Let the engine validate every (target, workload, properties) before anything runs.
+
+    Each distinct member loads at most one record (file kinds: one block) into a
+    scratch directory that is removed at once, with the real values of everything
+    else (record counts, thread counts, sizes: `WorkloadKind.check_calls`); an unknown
+    property, a bad value or a bad workload file makes the engine exit 2, which
+    surfaces as `EngineUsageError` naming the cell.
+    """
+    members = {m: c for c in reversed(cells) for m in c.members}
+    with owned_temp_dir("contio-check-") as scratch:
+        for n, (member, cell) in enumerate(members.items()):
+            data_dir = scratch / f"data-{n}"
+            data_dir.mkdir()
+            target, properties = member.target, engine_properties(spec, member, data_dir, "run")
+            if member.database:
+                # No server yet: the binding checks every property, then fails to
+                # connect to a closed port (exit 1), which is all this check needs.
+                from contio.cells.bindings import unreachable_binding
+
+                binding = unreachable_binding(member.target)
+                target, properties = binding.target, {**properties, **binding.properties}
+            # The larger thread count of the cell's phases: the engine refuses a count it
+            # cannot run, and starts no more threads than the check has operations.
+            threads = max(member.threads, spec.load_thread_count)
+            call = EngineCall(
+                target,
+                member.workload,
+                properties,
+                threads,
+                scratch / f"check-{n}.json",
+                data_dir,
+                scratch,
+            )
+            try:
+                for args in KINDS[member.kind].check_calls(call):
+                    run_engine(args, call.json_path)
+            except (EngineUsageError, FileWorkloadError, WorkloadPropertyError) as exc:
+                raise EngineUsageError(f"cell {cell.index} ({cell.label}): {exc}") from None
+            except EngineError:
+                if not member.database:
+                    raise
+
+
+def engine_properties(
+    spec: ExperimentSpec, member: Member, data_dir: Path | None, phase: str
+) -> dict[str, str]:
+    """Engine properties of `member` in `phase`: the spec's, the stop rule's (run),
+    the live display's status interval, the data directory when the target keeps one."""
+    properties = dict(member.properties)
+    if phase == "run":
+        properties.update(spec.stop.engine_properties())
+    else:
+        # A time limit meant for the run phases must not cut the load short:
+        # the run phases would then read keys that were never inserted.
+        properties.pop("maxexecutiontime", None)
+    properties["status.interval"] = "1"
+    dir_property = engine_target_of(member.target).data_dir_property
+    if dir_property and data_dir is not None:
+        properties[dir_property] = str(data_dir)
+    return properties
+
+
+def container_phase(
+    spec: ExperimentSpec,
+    position: int,
+    files: PhaseFiles,
+    member: Member,
+    phase: str,
+    location: DataLocation,
+    binding: Any | None,
+    executor: CellExecutor,
+    barrier: bool,
+    group: IoGroupControls | None,
+    controls: IoControlSet | None,
+) -> ContainerPhase:
+    """One container's engine invocation: on its own data at `location`, or against its
+    database server (`binding`, a `contio.cells.bindings.EngineBinding`)."""
+    data_dir = None if binding is not None else executor.engine_data_dir(location)
+    properties = engine_properties(spec, member, data_dir, phase)
+    target = member.target
+    if binding is not None:
+        target = binding.target
+        properties.update(binding.properties)  # the server of this run, whatever was set
+    ready = None
+    if barrier and member.kind == "ycsb":  # file kinds have no start barrier
+        ready = files.json.with_suffix(".ready")
+        properties["startbarrier.ready"] = str(ready)
+        properties["startbarrier.go"] = str(files.json.parent / f"{phase}.go")
+    threads = member.threads if phase == "run" else spec.load_thread_count
+    call = EngineCall(
+        target, member.workload, properties, threads, files.json, data_dir, files.json.parent
+    )
+    ycsb_file = member.workload.path if member.kind == "ycsb" else None
+    return ContainerPhase(
+        position,
+        KINDS[member.kind].engine_args(phase, call),
+        files.json,
+        files.stdout,
+        files.stderr,
+        group,
+        device_of(controls, data_dir) if group is not None else None,
+        data=None if binding is not None else location,
+        inputs=(ycsb_file,) if ycsb_file is not None else (),
+        ready_file=ready,
+    )
+
+
+def phase_containers(
+    spec: ExperimentSpec,
+    folder: ResultsFolder,
+    session: int,
+    cell: Cell,
+    repetition: int,
+    phase: str,
+    loaded: LoadedData,
+    executor: CellExecutor,
+) -> list[ContainerPhase]:
+    """Every container's invocation in one phase of `cell`, on the loaded data."""
+    controls = spec.controls_for(cell.level)
+    barrier = executor.barrier and phase == "run"
+    containers = []
+    for k in range(1, len(cell.members) + 1):
+        group = None
+        if phase == "run" and controls is not None and k <= len(controls.groups):
+            group = controls.groups[k - 1]
+        containers.append(
+            container_phase(
+                spec,
+                k,
+                folder.phase_files(cell.slug, session, repetition, phase, k),
+                cell.members[k - 1],
+                phase,
+                loaded.locations[k - 1],
+                loaded.session.bindings[k - 1] if loaded.session is not None else None,
+                executor,
+                barrier,
+                group,
+                controls,
+            )
+        )
+    return containers
+
+
+def phase_record(
+    spec: ExperimentSpec,
+    folder: ResultsFolder,
+    session: int,
+    cell: Cell,
+    repetition: int,
+    phase: str,
+    container: ContainerPhase,
+    member: Member,
+    result: EngineResult,
+    applied: dict[int, dict[str, Any]],
+    sampled: dict[str, Any],
+) -> PhaseRecord:
+    """The results row of one container's phase, with its metrics columns."""
+    record = PhaseRecord.from_result(
+        result,
+        warmup_seconds=spec.warmup_seconds,
+        cell_key=cell.key,
+        cell_index=cell.index,
+        session=session,
+        repetition=repetition,
+        container=container.container,
+        workload=member.workload.name,
+        raw_json=folder.relative(container.json),
+        phase=phase,  # the runner's name: sysbench calls its load `prepare`
+        io_control=json.dumps(applied[container.container], default=str)
+        if container.container in applied
+        else "",
+        **sampled,
+    )
+    # The cell's target (`mariadb`), not the binding that spoke to it (`mysql`).
+    return dataclasses.replace(record, target=member.target)
+
+
+def place_data(backend: Any, label: str, runtime: str) -> DataLocation:
+    """Where one container's data goes: a fresh host directory, or under docker the
+    backend's own choice (a Docker volume for `mode: docker-volume`, NFS volumes)."""
+    if runtime == "docker" and hasattr(backend, "data_location"):
+        return backend.data_location(label)
+    path = backend.prepare(label)
+    assert path is not None  # every backend hands out directories when given a label
+    return HostPath(path=path)
+
+
+def phase_outcome(code: int, container: ContainerPhase) -> tuple[EngineResult | None, str | None]:
+    """The phase's result document (also of a failed phase, when it wrote one) and what
+    went wrong, if anything."""
+    try:
+        return interpret_exit(
+            code, container.stderr.read_text(errors="replace"), container.json
+        ), None
+    except (EngineError, EngineUsageError) as exc:
+        try:
+            return read_result(container.json), str(exc)
+        except EngineOutputError:
+            return None, str(exc)
+
+
+def clean_up(loaded: LoadedData) -> None:
+    """The kinds' own cleanup (sysbench `cleanup` removes its files) before release.
+
+    Best effort: the backend removes the directory right after in any case.
+    """
+    with owned_temp_dir("contio-cleanup-") as tmp:
+        for n, (member, location) in enumerate(zip(loaded.members, loaded.locations)):
+            if member.database or not isinstance(location, HostPath):
+                continue
+            json_path = tmp / f"{n}.json"
+            call = EngineCall(
+                member.target, member.workload, dict(member.properties), 1, json_path,
+                location.path, tmp,
+            )  # fmt: skip
+            args = KINDS[member.kind].engine_args("cleanup", call)
+            if args:
+                try:
+                    run_engine(args, json_path)
+                except (EngineError, EngineUsageError):
+                    pass  # the files go with the directory

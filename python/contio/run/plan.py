@@ -1,0 +1,193 @@
+"""`contio plan`: what an experiment will do — its cells, what it provisions, how long it
+should take — without running or provisioning anything.
+
+Durations are estimates: a time-bound phase takes its time; an operation-bound one is
+priced at a rough rate per target (`ASSUMED_OPS_PER_SEC`, per client thread, at most
+two threads' worth on a 2-core machine), plus a fixed start-up cost per phase. An
+adaptive rule gives a range from its minimum to its maximum repetitions.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from contio.experiment.matrix import Cell, Member
+from contio.experiment.spec import ExperimentSpec
+from contio.qos.io_controls import process_controller
+from contio.run.backend_pool import describe_plan, probe_unavailable
+from contio.run.docker_preparation import DockerPlan
+from contio.run.stopping import planned_repetitions
+
+ASSUMED_OPS_PER_SEC = {"null": 1_000_000.0}
+"""Rough ops/s per client thread by target; others use `DEFAULT_OPS_PER_SEC`."""
+DEFAULT_OPS_PER_SEC = 10_000.0
+PHASE_OVERHEAD_S = 0.3
+SERVER_START_S = {"cassandra": 60.0, "mariadb": 10.0, "postgres": 5.0, "ferretdb": 3.0}
+"""Rough start-to-ready seconds of a database container (docker); others: 2 s."""
+CONTAINER_OVERHEAD_S = 1.0
+"""Creating and starting the engine client containers of a docker phase."""
+
+
+def _rate(target: str, threads: int) -> float:
+    return ASSUMED_OPS_PER_SEC.get(target, DEFAULT_OPS_PER_SEC) * min(threads, 2)
+
+
+def _number(properties: dict[str, str], key: str) -> float:
+    try:
+        return float(properties.get(key, "0"))
+    except ValueError:
+        return 0.0
+
+
+def run_seconds(member: Member, spec: ExperimentSpec) -> float:
+    """Estimated seconds of one run phase of one container."""
+    stop = spec.stop
+    if stop.seconds is not None and stop.rule in ("fixed-time", "adaptive"):
+        return stop.seconds
+    if stop.operations is not None and stop.rule in ("fixed-ops", "adaptive"):
+        return stop.operations / _rate(member.target, member.threads)
+    merged = member.merged_properties()
+    limit = _number(merged, "maxexecutiontime")
+    by_count = _number(merged, "operationcount") / _rate(member.target, member.threads)
+    return min(limit, by_count) if limit > 0 and by_count > 0 else max(limit, by_count)
+
+
+def load_seconds(member: Member, spec: ExperimentSpec) -> float:
+    """Estimated seconds of one load phase of one container."""
+    records = _number(member.merged_properties(), "recordcount")
+    return records / _rate(member.target, spec.load_thread_count)
+
+
+def estimates(cells: list[Cell], spec: ExperimentSpec) -> dict[str, tuple[float, float]]:
+    """Per cell key, the fewest and most seconds it should take (loads included)."""
+    low_reps, high_reps = planned_repetitions(spec.stop, spec.repetition_count)
+    found: dict[str, tuple[float, float]] = {}
+    previous_key = None
+    for cell in cells:
+        overhead = PHASE_OVERHEAD_S
+        if cell.level.get("runtime") == "docker":
+            overhead += CONTAINER_OVERHEAD_S
+        run = max(run_seconds(m, spec) for m in cell.members) + overhead
+        load = max(load_seconds(m, spec) for m in cell.members) + overhead
+        servers = [SERVER_START_S.get(m.target, 2.0) for m in cell.members if m.database]
+        load += max(servers, default=0.0)  # servers start with each load, all at once
+        reloads = spec.load.reuse == "never" or (spec.load.reuse == "auto" and not cell.read_only)
+        first_of_group = cell.load_key() != previous_key
+        previous_key = cell.load_key()
+        found[cell.key] = tuple(  # type: ignore[assignment]
+            reps * run + (reps * load if reloads else (load if first_of_group else 0.0))
+            for reps in (low_reps, high_reps)
+        )
+    return found
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What `contio run` would do with a spec."""
+
+    spec: ExperimentSpec
+    cells: list[Cell]
+    profile: str | None
+    docker: DockerPlan | None = None
+    """The Docker engine and images of the docker cells (`contio.run.docker_preparation`)."""
+
+    def total_seconds(self) -> tuple[float, float]:
+        values = estimates(self.cells, self.spec).values()
+        return sum(v[0] for v in values), sum(v[1] for v in values)
+
+    def _controls_device(self, cell: Cell) -> str | None:
+        """What a cell's controls would apply to, where that is known before provisioning:
+        the level's `device`, or a local directory backend's base."""
+        controls = self.spec.controls_for(cell.level)
+        if controls is not None and controls.device:
+            return controls.device
+        definition = self.spec.backend_definitions()[cell.level["backend"]]
+        if definition.get("type", "local-dir") == "local-dir":
+            return str(definition.get("path") or tempfile.gettempdir())
+        return None  # the backend is made at run time: `contio run` checks its disk then
+
+    def _runs_here(self, cell: Cell) -> str:
+        definition = self.spec.backend_definitions()[cell.level["backend"]]
+        if probe_unavailable(definition):
+            return "skipped: backend unavailable"
+        controls = self.spec.controls_for(cell.level)
+        if controls is not None and process_controller().unavailable_reason(
+            controls, device=self._controls_device(cell)
+        ):
+            return "skipped: io controls unavailable"
+        return "yes"
+
+    def render(self) -> Group:
+        """The plan as rich renderables: backends, cells, duration."""
+        spec = self.spec
+        low_reps, high_reps = planned_repetitions(spec.stop, spec.repetition_count)
+        used = {c.level["backend"] for c in self.cells}
+        lines = [
+            Text(
+                f"experiment {spec.name}"
+                + (f" (profile {self.profile})" if self.profile else "")
+                + f": {len(self.cells)} cells, stop rule {spec.stop.rule}, "
+                + (f"{low_reps}" if low_reps == high_reps else f"{low_reps}–{high_reps}")
+                + " repetitions each"
+            ),
+            Text("provisions:"),
+        ]
+        for name, definition in spec.backend_definitions().items():
+            if name not in used:
+                continue
+            reason = probe_unavailable(definition)
+            note = f" — unavailable here, its cells will be skipped: {reason}" if reason else ""
+            lines.append(Text(f"  backend {name}: {describe_plan(definition)}{note}"))
+        if self.docker is not None:
+            lines.append(Text(f"  runtime docker: {self.docker.engine}"))
+            for image, state in self.docker.images:
+                lines.append(Text(f"    image {image}: {state}"))
+        controlled = [n for n, c in spec.io_controls.items() if not c.empty]
+        if any(c.level.get("io_controls") in controlled for c in self.cells):
+            controller = process_controller()
+            reason = controller.unavailable_reason(spec.io_controls[controlled[0]])
+            lines.append(
+                Text(
+                    f"  block I/O groups via {controller.mechanism}"
+                    + (f" — unavailable, those cells will be skipped: {reason}" if reason else "")
+                )
+            )
+        table = Table(title=None, show_edge=False)
+        keys: list[str] = []
+        for cell in self.cells:
+            keys += [k for k in cell.level if k not in keys]
+        table.add_column("#", justify="right")
+        for key in keys:
+            table.add_column(key.removeprefix("properties."))
+        table.add_column("read-only")
+        table.add_column("runs here")
+        table.add_column("est.", justify="right")
+        per_cell = estimates(self.cells, spec)
+        for cell in self.cells:
+            low, high = per_cell[cell.key]
+            est = _duration(low) if low == high else f"{_duration(low)}–{_duration(high)}"
+            table.add_row(
+                str(cell.index),
+                *[str(cell.level.get(k, "")) for k in keys],
+                "yes" if cell.read_only else "no",
+                self._runs_here(cell),
+                est,
+            )
+        low, high = self.total_seconds()
+        total = _duration(low) if low == high else f"{_duration(low)} – {_duration(high)}"
+        footer = Text(
+            f"estimated duration: {total} (rough: operation-bound phases priced at "
+            f"assumed rates; time-bound phases exact)"
+        )
+        return Group(*lines, table, footer)

@@ -1,0 +1,458 @@
+"""Running an experiment: check it, then run its cells in order, each until its stopping
+rule is met, keeping every completed phase in the results index.
+
+Before anything is provisioned: the engine checks every (target, workload,
+properties), and when cells run under docker the Docker engine is reached and their
+images built or reused (`contio.run.docker_preparation`).
+
+For each cell (see `contio.experiment.matrix` for the order): skip it with a reason if its backend
+or its block I/O controls cannot be had here; otherwise repeat — load if the load
+policy asks (`contio.run.loads`; the runtime's executor starts database servers on the
+data first), drop caches if asked, run the cell's containers together through the
+runtime's executor with the host and each container sampled every second — until
+`contio.run.stopping` says it has enough. A cell whose phase fails (an engine error, a
+database that dies or never gets ready) is recorded `failed` with the reason and the
+run goes on with the next cell. Backends are provisioned on first use and torn down
+at the end, on a failure or on an interrupt; data (and its servers) is released
+before. With `resume`, cells already done in the folder's index are passed over
+(failed and skipped ones are tried again) and a partly done cell goes on from its next
+repetition.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import sys
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from contio.backends.interface import HostPath
+from contio.cells import RUNTIMES
+from contio.cells.executor import CellExecutor
+from contio.containers.sweep import remove_experiment
+from contio.engine.invocation import engine_version, find_engine
+from contio.errors import (
+    BackendUnavailableError,
+    CellFailed,
+    EngineError,
+    EngineUsageError,
+    Interrupted,
+    InvalidSpecError,
+)
+from contio.experiment.checks import run_problems
+from contio.experiment.matrix import Cell, expand
+from contio.experiment.spec import ExperimentSpec
+from contio.gluster.faults import FaultSchedule
+from contio.host import describe_host
+from contio.qos.io_controls import IoController, process_controller
+from contio.qos.io_groups import backend_location, device_of
+from contio.results.folder import BACKENDS_JSON, SUMMARY_CSV, PhaseRecord, ResultsFolder
+from contio.results.index import ResultsIndex
+from contio.results.summary import CellSummary, summarize, summary_rows
+from contio.run.backend_pool import BackendPool
+from contio.run.docker_preparation import DockerSetup, prepare_docker
+from contio.run.identity import check_resumable, spec_fingerprint
+from contio.run.loads import LoadedData, needs_load
+from contio.run.page_cache import drop_page_cache
+from contio.run.phase_calls import (
+    check_with_engine,
+    clean_up,
+    phase_containers,
+    phase_outcome,
+    phase_record,
+    place_data,
+)
+from contio.run.progress import RunProgress
+from contio.run.stopping import wants_another
+from contio.samplers.phase import data_disk, phase_columns
+from contio.signals import interrupts_raise
+
+# A failed phase ends its cell, not the experiment.
+CELL_FAILURES = (CellFailed, EngineError, EngineUsageError)
+
+
+@dataclass
+class RunOutcome:
+    """What a run produced, complete or not."""
+
+    folder: ResultsFolder
+    summaries: list[CellSummary]
+
+
+ProgressFactory = Callable[[list[Cell], ExperimentSpec], RunProgress]
+
+
+def experiment_id(name: str) -> str:
+    """A run's id for the labels and names of its Docker resources: short, because a
+    container's name is the host name its clients resolve (a DNS label: 63 characters)."""
+    return f"{name[:20]}-{uuid.uuid4().hex[:8]}"
+
+
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What an executor of a run needs besides the spec (`for_run(spec, context)`)."""
+
+    experiment: str
+    """Labels every Docker resource of the run (the results folder and session)."""
+    docker: DockerSetup | None
+
+
+class Runner:
+    """Executes one validated spec (into a new results folder, or resuming one)."""
+
+    def __init__(
+        self,
+        spec: ExperimentSpec,
+        spec_text: str,
+        results_root: Path,
+        *,
+        profile: str | None = None,
+        resume: Path | None = None,
+        progress: ProgressFactory = RunProgress,
+        echo: Callable[[str], None] = _to_stderr,
+    ):
+        self.spec = spec
+        self.spec_text = spec_text
+        self.results_root = results_root
+        self.profile = profile
+        self.resume = resume
+        self._progress_factory = progress
+        self._echo = echo
+        self.cells = expand(spec)
+        self.pool = BackendPool(spec)
+        self.io: IoController = process_controller()
+        self.folder: ResultsFolder | None = None
+        self.index: ResultsIndex | None = None
+        self.completed_phases = 0
+        self._session = 0
+        self._loaded: LoadedData | None = None
+        self._executors: dict[str, CellExecutor] = {}
+        self._docker: DockerSetup | None = None
+        self._experiment = experiment_id(spec.name)
+
+    def run(self) -> RunOutcome:
+        """Check the spec against the engine, then run it; see the module doc for the order."""
+        engine = find_engine()
+        # SIGINT/SIGTERM raise `Interrupted` from here on, so every `finally` below cleans
+        # up; after the first signal, further ones are ignored until cleanup is done.
+        with interrupts_raise():
+            if self.resume is not None:
+                check_resumable(self.resume, self.spec, self.profile)
+            problems = run_problems(self.spec)
+            if problems:
+                raise InvalidSpecError(self.spec.name, problems)
+            self.check_with_engine()
+            self._docker = prepare_docker(self.spec, self.cells, self._experiment, self._echo)
+            try:
+                folder, index = self._open_results()
+                try:
+                    return self._run_all(engine, folder, index)
+                finally:
+                    index.close()
+            finally:
+                if self._docker is not None:
+                    # The images' holds, and whatever an executor could not remove.
+                    remove_experiment(self._docker.client, self._experiment)
+                    self._docker.client.close()
+
+    def _open_results(self) -> tuple[ResultsFolder, ResultsIndex]:
+        if self.resume is not None:
+            folder, index = ResultsFolder(self.resume), ResultsIndex.open(self.resume)
+            repaired = folder.sync_repetitions(index.phases())
+            if repaired:
+                self._echo(f"warning: {repaired}")
+        else:
+            folder = ResultsFolder.create(self.results_root, self.spec.name)
+            index = ResultsIndex.create(folder.path)
+            folder.write_text("spec.yaml", self.spec_text)
+            folder.write_json("spec.json", self.spec.model_dump(mode="json"))
+            folder.write_json("host.json", describe_host(engine_version()))
+            index.set_meta("profile", self.profile)
+            index.set_meta("spec_fingerprint", spec_fingerprint(self.spec))
+            index.add_cells(
+                [(c.key, c.index, c.label, c.level, len(c.members)) for c in self.cells]
+            )
+        self.folder, self.index = folder, index
+        self._session = index.new_session()
+        # Which mechanism applied block I/O groups (cgroup v1 does not throttle buffered
+        # writes; the controller's mechanism string says what was used).
+        index.set_meta(f"io_mechanism.session{self._session}", self.io.mechanism)
+        if self._docker is not None:
+            # Every container, network and volume of this session carries this label.
+            index.set_meta(f"docker_experiment.session{self._session}", self._experiment)
+            index.set_meta(f"docker.session{self._session}", self._docker.describe())
+        return folder, index
+
+    def _run_all(self, engine: Path, folder: ResultsFolder, index: ResultsIndex) -> RunOutcome:
+        progress = self._progress_factory(self.cells, self.spec)
+        try:
+            with progress:
+                for cell in self.cells:
+                    if index.cell_status(cell.key) == "done":
+                        progress.cell_done(cell, already=True)
+                        continue
+                    self._run_cell(engine, folder, index, cell, progress)
+        finally:
+            try:
+                self._release_data()
+            finally:
+                self._close_executors()
+            try:
+                self.io.release()
+            finally:
+                descriptions = {n: self.pool.describe(n) for n in self.spec.backend_definitions()}
+                self.pool.teardown()
+                for name, description in descriptions.items():
+                    if description:
+                        index.set_backend(name, description, None)
+                    elif self.pool.unavailable(name):
+                        index.set_backend(name, None, self.pool.unavailable(name))
+                folder.replace_derived_json(BACKENDS_JSON, index.backends())
+                summaries = summarize(index)
+                folder.replace_derived(SUMMARY_CSV, summary_rows(summaries))
+        return RunOutcome(folder, summaries)
+
+    def check_with_engine(self) -> None:
+        """Let the engine validate every (target, workload, properties) before anything
+        runs (`contio.run.phase_calls.check_with_engine`)."""
+        check_with_engine(self.spec, self.cells)
+
+    def _executor(self, runtime: str) -> CellExecutor:
+        if runtime not in self._executors:
+            module, _, name = RUNTIMES[runtime].partition(":")
+            cls = getattr(importlib.import_module(module), name)
+            context = RunContext(self._experiment, self._docker)
+            self._executors[runtime] = cls.for_run(self.spec, context)
+        return self._executors[runtime]
+
+    def _close_executors(self) -> None:
+        """Let every executor remove what it still holds (docker: the run's containers,
+        network and volumes), even when one fails."""
+        errors = []
+        for executor in self._executors.values():
+            try:
+                executor.close()
+            except Exception as exc:  # noqa: BLE001 - close the others; re-raised below
+                errors.append(exc)
+        self._executors.clear()
+        if errors:
+            raise errors[0]
+
+    def _skip_reason(self, cell: Cell) -> str | None:
+        """Why `cell` cannot run here, or None. What needs no storage is checked before the
+        backend is provisioned (a skipped cell builds no cluster); the disk the I/O
+        controls apply to is known only after, and a weight without BFQ (cgroup v1)
+        skips the cell then."""
+        name = cell.level["backend"]
+        controls = self.spec.controls_for(cell.level)
+        reason = self.pool.unavailable(name)
+        if reason:
+            return f"backend {name!r} is unavailable: {reason}"
+        if controls is not None and (reason := self.io.unavailable_reason(controls)):
+            return reason
+        try:
+            backend = self.pool.get(name)
+        except BackendUnavailableError as exc:
+            return f"backend {name!r} is unavailable: {exc}"
+        if controls is None:
+            return None
+        device = device_of(controls, backend_location(backend))
+        return self.io.unavailable_reason(controls, device=device)
+
+    def _run_cell(
+        self,
+        engine: Path,
+        folder: ResultsFolder,
+        index: ResultsIndex,
+        cell: Cell,
+        progress: RunProgress,
+    ) -> None:
+        reason = self._skip_reason(cell)
+        if reason is not None:
+            index.set_cell_status(cell.key, "skipped", reason)
+            progress.cell_skipped(cell, reason)
+            return
+        index.set_cell_status(cell.key, "running")
+        try:
+            self._repeat(engine, folder, index, cell, progress)
+        except CELL_FAILURES as exc:
+            reason = str(exc)
+            index.set_cell_status(cell.key, "failed", reason)
+            progress.cell_failed(cell, reason)
+            # Half-loaded data and dead servers are of no use to the next cell.
+            self._release_data()
+            return
+        except (Interrupted, KeyboardInterrupt) as exc:
+            index.set_cell_status(cell.key, "interrupted", str(exc) or "interrupted")
+            raise
+        except BaseException as exc:
+            # The experiment ends here; the cell must not look as if it still ran.
+            index.set_cell_status(cell.key, "failed", f"the run was aborted: {exc}")
+            raise
+        index.set_cell_status(cell.key, "done")
+        progress.cell_done(cell)
+
+    def _repeat(
+        self,
+        engine: Path,
+        folder: ResultsFolder,
+        index: ResultsIndex,
+        cell: Cell,
+        progress: RunProgress,
+    ) -> None:
+        """Repetitions of `cell` until its stopping rule has enough."""
+        throughputs = index.completed_throughputs(cell.key, len(cell.members))
+        repetition = index.last_repetition(cell.key)
+        while wants_another(self.spec.stop, self.spec.repetition_count, throughputs):
+            repetition += 1
+            progress.start_repetition(cell, repetition, throughputs)
+            try:
+                loaded = self._ensure_load(engine, folder, index, cell, repetition, progress)
+                if self.spec.drop_caches:
+                    drop_page_cache()
+                records = self._phase(
+                    engine, folder, index, cell, repetition, "run", loaded, progress
+                )
+            except CellFailed as exc:
+                raise CellFailed(f"repetition {repetition}: {exc}") from exc
+            if not cell.read_only:
+                loaded.fresh = False  # later cells on this load see changed data
+            throughputs.append(sum(r.steady_ops_per_sec for r in records))
+
+    def _ensure_load(
+        self,
+        engine: Path,
+        folder: ResultsFolder,
+        index: ResultsIndex,
+        cell: Cell,
+        repetition: int,
+        progress: RunProgress,
+    ) -> LoadedData:
+        if not needs_load(self.spec.load.reuse, self._loaded, cell):
+            assert self._loaded is not None
+            return self._loaded
+        self._release_data()
+        runtime = cell.level["runtime"]
+        executor = self._executor(runtime)
+        backend = self.pool.get(cell.level["backend"])
+        locations = [
+            place_data(backend, f"{cell.slug}-c{k}", runtime)
+            for k in range(1, len(cell.members) + 1)
+        ]
+        loaded = LoadedData(
+            cell.load_key(), cell.level["backend"], locations, fresh=True,
+            members=list(cell.members), runtime=runtime,
+            disk=data_disk(loc.path for loc in locations if isinstance(loc, HostPath)),
+        )  # fmt: skip
+        self._loaded = loaded  # released (with whatever servers start) on any failure
+        if any(m.database for m in cell.members):
+            progress.start_phase(cell, repetition, "database servers")
+        loaded.session = executor.open_data(cell.members, locations)
+        if loaded.session.description:
+            folder.write_json(
+                f"raw/{cell.slug}/s{self._session}-rep{repetition}/servers.json",
+                loaded.session.description,
+            )
+        self._phase(engine, folder, index, cell, repetition, "load", loaded, progress)
+        return loaded
+
+    def _faults(self, cell: Cell) -> FaultSchedule | None:
+        """The spec's node-stop events, started now, when the cell's backend is gluster."""
+        if not self.spec.events:
+            return None
+        backend = self.pool.get(cell.level["backend"])
+        cluster, volume = getattr(backend, "cluster", None), getattr(backend, "volume", None)
+        if cluster is None or volume is None:
+            return None  # events play on gluster levels only
+        schedule = FaultSchedule(cluster, volume, list(self.spec.events))
+        schedule.start()
+        return schedule
+
+    def _finish_faults(
+        self, schedule: FaultSchedule, folder: ResultsFolder, cell: Cell, repetition: int
+    ) -> None:
+        """Wait for restarts and heals (an interrupted run still restarts a stopped node);
+        the records go to `raw/<cell>/s<session>-rep<r>/events.json`."""
+        schedule.cancel()  # events not yet begun when the phase ended are skipped
+        try:
+            schedule.join(timeout=max(e.heal_timeout for e in self.spec.events) + 120)
+        finally:
+            folder.write_json(
+                f"raw/{cell.slug}/s{self._session}-rep{repetition}/events.json",
+                [r.as_dict() for r in schedule.records],
+            )
+
+    def _release_data(self) -> None:
+        """Stop the servers on the loaded data, run the kinds' cleanup, release the
+        directories (volumes go with the servers)."""
+        if self._loaded is None:
+            return
+        loaded, self._loaded = self._loaded, None
+        try:
+            if loaded.session is not None:
+                self._executors[loaded.runtime].close_data(loaded.session)
+        finally:
+            backend = self.pool.get(loaded.backend)
+            clean_up(loaded)
+            for location in loaded.locations:
+                if isinstance(location, HostPath):
+                    backend.release(location.path)
+
+    def _phase(
+        self,
+        engine: Path,
+        folder: ResultsFolder,
+        index: ResultsIndex,
+        cell: Cell,
+        repetition: int,
+        phase: str,
+        loaded: LoadedData,
+        progress: RunProgress,
+    ) -> list[PhaseRecord]:
+        """One phase of every container of `cell`, recorded; `CellFailed` when one fails
+        (the others' rows are kept)."""
+        progress.start_phase(cell, repetition, phase)
+        executor = self._executor(cell.level["runtime"])
+        barrier = executor.barrier and phase == "run"
+        containers = phase_containers(
+            self.spec, folder, self._session, cell, repetition, phase, loaded, executor
+        )
+        go_file = containers[0].json.parent / f"{phase}.go" if barrier else None
+        metrics = containers[0].json.parent / f"{phase}-metrics.jsonl" if phase == "run" else None
+        faults = self._faults(cell) if phase == "run" else None
+        try:
+            codes = executor.run_phase(
+                engine, containers, self.io, progress.status, phase=phase,
+                session=loaded.session, metrics=metrics, go_file=go_file,
+            )  # fmt: skip
+        finally:
+            if faults is not None:
+                self._finish_faults(faults, folder, cell, repetition)
+        sampled = phase_columns(metrics, len(containers), loaded.disk) if metrics else {}
+        records, failure = [], None
+        for container, member, code in zip(containers, cell.members, codes):
+            result, problem = phase_outcome(code, container)
+            if problem is not None:
+                failure = failure or f"{phase} phase, container {container.container}: {problem}"
+            if result is None:
+                continue
+            record = phase_record(
+                self.spec, folder, self._session, cell, repetition, phase, container, member,
+                result, executor.applied, sampled.get(container.container, {}),
+            )  # fmt: skip
+            index.add_phase(dataclasses.asdict(record))
+            folder.append_record(record)
+            records.append(record)
+            if record.status == "ok":
+                self.completed_phases += 1
+        if failure is not None:
+            raise CellFailed(failure)
+        progress.finish_phase()
+        return records

@@ -1,0 +1,286 @@
+"""File I/O workload kinds: `contio-engine sysbench fileio …` and `contio-engine fio JOB`.
+
+A spec names them as workload entries (see `docs/experiments.md`):
+
+    {kind: sysbench, name: rndrw, options: {file-test-mode: rndrw, file-total-size: 2G}}
+    {kind: fio, file: jobs/randread.fio}
+    {kind: fio, name: randread-4k, job: {rw: randread, bs: 4k, size: 64M}}
+
+Phases map onto the runner's load and run:
+
+- sysbench: load = `prepare` (writes the files), run = `run`; `cleanup` runs when the
+  load group's data is released;
+- fio: load = the same job with `rw=write` and no time limit (lays out and writes every
+  block of every region, with the job's `verify` headers), run = the job itself.
+
+Spec properties named `sysbench.OPTION` / `fio.OPTION` (also as factors) override the
+workload's options; other properties (YCSB's) do not apply. The stop rule's time
+becomes `--time` / `time_based` + `runtime`; its operation count becomes `--events`
+(sysbench; fio has no operation limit and refuses it).
+"""
+
+from __future__ import annotations
+
+import configparser
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from contio.errors import FileWorkloadError
+from contio.workload.files import WorkloadRef
+
+SYSBENCH_MODES = ("seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw")
+SYSBENCH_READ_ONLY = ("seqrd", "rndrd")
+FIO_RW = ("read", "write", "randread", "randwrite", "randrw", "rw", "readwrite")
+FIO_READ_ONLY = ("read", "randread")
+
+# Options that decide which files and blocks the load writes: cells differing in any
+# of these need their own load (`contio.run.loads`).
+SYSBENCH_DATASET = ("file-num", "file-total-size", "file-block-size")
+FIO_DATASET = (
+    "bs", "blocksize", "size", "numjobs", "filename", "directory", "offset",
+    "offset_increment", "verify", "verify_generation",
+)  # fmt: skip
+FIO_TIME_KEYS = ("time_based", "runtime", "ramp_time")
+
+
+@dataclass(frozen=True)
+class EngineCall:
+    """What one container's engine invocation needs, whatever the kind."""
+
+    target: str
+    workload: WorkloadRef
+    properties: Mapping[str, str]
+    """The member's properties for this phase (spec, cell levels, stop rule)."""
+    threads: int
+    json_path: Path
+    data_dir: Path | None
+    scratch: Path
+    """A directory for files the kind generates (fio job files); kept with the results."""
+
+
+def options_for(kind: str, workload: WorkloadRef, properties: Mapping[str, str]) -> dict[str, str]:
+    """The workload's options with the spec's `KIND.OPTION` properties over them."""
+    merged = dict(workload.options)
+    prefix = f"{kind}."
+    for key, value in properties.items():
+        if key.startswith(prefix):
+            merged[key[len(prefix) :]] = value
+    return merged
+
+
+def _overrides(kind: str, properties: Mapping[str, str]) -> dict[str, str | None]:
+    """The spec's `KIND.OPTION` properties, without the prefix."""
+    prefix = f"{kind}."
+    return {k[len(prefix) :]: v for k, v in properties.items() if k.startswith(prefix)}
+
+
+def _stop(properties: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """(seconds, operations) of the stop rule, None where it sets none."""
+    seconds = properties.get("maxexecutiontime")
+    operations = properties.get("operationcount")
+    return (
+        seconds if seconds not in (None, "0") else None,
+        operations if operations not in (None, "0") else None,
+    )
+
+
+@dataclass(frozen=True)
+class SysbenchKind:
+    """sysbench fileio: prepare as the load, run as the run, cleanup on release."""
+
+    name: str = "sysbench"
+    phases: tuple[str, ...] = ("load", "run")
+
+    def engine_args(self, phase: str, call: EngineCall) -> list[str]:
+        command = {"load": "prepare", "run": "run", "cleanup": "cleanup"}[phase]
+        return _sysbench_args(self.options(phase, call), command, call.json_path)
+
+    def options(self, phase: str, call: EngineCall) -> dict[str, str]:
+        """The `--option=value` pairs of `phase`: the workload's, the spec's, the data
+        directory, and for the run the threads, status lines and stop rule."""
+        options = options_for(self.name, call.workload, call.properties)
+        options["file-dir"] = str(call.data_dir)
+        if phase == "run":
+            options["threads"] = str(call.threads)
+            options["report-interval"] = "1"  # status lines for the live display
+            seconds, operations = _stop(call.properties)
+            if seconds or operations:
+                options["time"] = seconds or "0"
+                options["events"] = operations or "0"
+        return options
+
+    def check_calls(self, call: EngineCall) -> list[list[str]]:
+        """`cleanup` with the run's real options (the engine checks every option, size
+        and thread count, then removes files that are not there), then `prepare` and
+        `run` of one block, which check what only those commands read (the run's mode,
+        read/write ratio, percentile, stop)."""
+        real = self.options("run", call)
+        block = real.get("file-block-size", "16384")
+        small = {**real, "file-num": "1", "file-total-size": block, "threads": "1"}
+        if real.get("time", "10") != "0" or real.get("events", "0") != "0":
+            small["events"] = "1"  # else both are 0, which the engine refuses as it should
+        return [
+            _sysbench_args(real, "cleanup", call.json_path),
+            _sysbench_args(small, "prepare", call.json_path),
+            _sysbench_args(small, "run", call.json_path),
+        ]
+
+    def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
+        mode = options_for(self.name, workload, properties).get("file-test-mode")
+        return mode not in SYSBENCH_READ_ONLY
+
+    def dataset(self, workload: WorkloadRef, properties: Mapping[str, str]) -> tuple:
+        options = options_for(self.name, workload, properties)
+        return tuple((k, options[k]) for k in SYSBENCH_DATASET if k in options)
+
+
+def _sysbench_args(options: Mapping[str, str], command: str, json_path: Path) -> list[str]:
+    return [
+        "sysbench",
+        "fileio",
+        *(f"--{k}={v}" for k, v in options.items()),
+        command,
+        "-json",
+        str(json_path),
+    ]
+
+
+@dataclass(frozen=True)
+class FioKind:
+    """fio jobs: the job with `rw=write` as the load, the job itself as the run."""
+
+    name: str = "fio"
+    phases: tuple[str, ...] = ("load", "run")
+
+    def engine_args(self, phase: str, call: EngineCall) -> list[str]:
+        if phase == "cleanup":
+            return []
+        job = call.scratch / f"{call.json_path.stem}.fio"
+        job.write_text(self.render(phase, call), encoding="utf-8")
+        return ["fio", str(job), "-s", "-json", str(call.json_path)]
+
+    def render(self, phase: str, call: EngineCall) -> str:
+        """The job file the engine runs in `phase`: the workload's sections with contio's
+        settings (data directory, stop rule, `fio.*` properties, load overrides)."""
+        sections = _sections(call.workload)
+        if sections[0][0] != "global":
+            sections.insert(0, ("global", {}))
+        if not any(k in s for _, s in sections for k in ("directory", "filename")):
+            sections[0] = ("global", {"directory": str(call.data_dir), **sections[0][1]})
+        overrides = _overrides(self.name, call.properties)
+        seconds, operations = _stop(call.properties)
+        if operations:
+            raise FileWorkloadError(
+                "stop.operations: fio workloads stop by time or by their job's size; "
+                "use stop rule fixed-time, or adaptive with seconds"
+            )
+        if phase == "run" and seconds:
+            overrides.update(time_based=None, runtime=seconds)
+        if phase == "run":
+            overrides.update(_run_generation(sections, overrides))
+        lines = []
+        for name, values in sections:
+            values = {**values, **overrides}
+            if phase == "load":  # write every block once, however the run is limited
+                for key in (*FIO_TIME_KEYS, "verify_only", "readwrite", "rw"):
+                    values.pop(key, None)
+                if name != "global":
+                    values["rw"] = "write"
+            lines.append(f"[{name}]")
+            lines += [k if v is None else f"{k}={v}" for k, v in values.items()]
+        return "\n".join(lines) + "\n"
+
+    def check_calls(self, call: EngineCall) -> list[list[str]]:
+        """The load with one block per job instance: checks the job, writes almost nothing.
+
+        The job's real `size` and `offset_increment` are not checked: the engine has no
+        mode that checks a job without laying its files out."""
+        self.render("run", call)  # refuses a stop rule fio cannot keep, before anything runs
+        job = {k: v for _, values in _sections(call.workload) for k, v in values.items()}
+        job.update(_overrides(self.name, call.properties))
+        block = job.get("bs") or job.get("blocksize") or "4k"
+        props = {**call.properties, "fio.size": block, "fio.offset_increment": block}
+        props.pop("maxexecutiontime", None)
+        props.pop("operationcount", None)
+        small = EngineCall(**{**call.__dict__, "properties": props})
+        return [self.engine_args("load", small)]
+
+    def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
+        overrides = _overrides(self.name, properties)
+        sections = _sections(workload)
+        shared = sections[0][1] if sections[0][0] == "global" else {}
+        for name, values in sections:
+            if name == "global":
+                continue
+            values = {**shared, **values, **overrides}
+            if values.get("rw", values.get("readwrite", "read")) not in FIO_READ_ONLY:
+                return True
+        return False
+
+    def dataset(self, workload: WorkloadRef, properties: Mapping[str, str]) -> tuple:
+        overrides = _overrides(self.name, properties)
+        found = []
+        for name, values in _sections(workload):
+            values = {**values, **overrides}
+            found.append((name, tuple((k, values[k]) for k in FIO_DATASET if k in values)))
+        return tuple(found)
+
+
+def _run_generation(
+    sections: list[tuple[str, dict[str, str | None]]], overrides: dict[str, str | None]
+) -> dict[str, str | None]:
+    """`verify_generation` one above the load's, when the run writes with `verify`.
+
+    The load writes every block with the job's generation; a run writing the same
+    blocks with that generation would write identical bytes, so a lost run write would
+    pass the read-back. One generation up, every block the run wrote must carry the
+    run's generation, and a lost write reads back as "stale or lost write".
+    """
+    shared = {**(sections[0][1] if sections[0][0] == "global" else {}), **overrides}
+    for name, values in sections:
+        merged = {**shared, **values, **overrides}
+        verifies = merged.get("verify") not in (None, "0", "")
+        # A bare `verify_only` (value None) is a switch that is on.
+        checks_only = "verify_only" in merged and merged["verify_only"] != "0"
+        writes = merged.get("rw", merged.get("readwrite", "read")) not in FIO_READ_ONLY
+        if name != "global" and verifies and writes and not checks_only:
+            return {"verify_generation": str(int(merged.get("verify_generation") or 1) + 1)}
+    return {}
+
+
+def _sections(workload: WorkloadRef) -> list[tuple[str, dict[str, str | None]]]:
+    """The job's sections in order: the job file's, or `[global]` + one job for inline."""
+    if workload.path is None:
+        return [("global", {}), (workload.name, dict(workload.options))]
+    return read_job_file(workload.path)
+
+
+def read_job_file(path: Path) -> list[tuple[str, dict[str, str | None]]]:
+    """The sections of a fio job file, in order; `FileWorkloadError` naming the file and
+    line when it is not one (not UTF-8 text, an option before any `[section]`)."""
+    parser = configparser.ConfigParser(
+        allow_no_value=True, strict=False, interpolation=None, comment_prefixes=("#", ";"),
+        default_section="\0none",
+    )  # fmt: skip
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keep the key's case
+    where = f"fio job file {str(path)!r}"
+    try:
+        parser.read_string(path.read_text(encoding="utf-8"), str(path))
+    except OSError as exc:
+        raise FileWorkloadError(f"cannot read {where}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise FileWorkloadError(
+            f"{where} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+            f"{exc.start}); a job file is an INI text file"
+        ) from None
+    except configparser.MissingSectionHeaderError as exc:
+        raise FileWorkloadError(
+            f"{where}: line {exc.lineno}: option {exc.line.strip()!r} outside any section; "
+            "start the file with [global] or a [job name] line"
+        ) from None
+    except configparser.Error as exc:
+        raise FileWorkloadError(f"{where}: {exc.message}") from None
+    if not parser.sections():
+        raise FileWorkloadError(f"{where} has no [section]: it defines no job")
+    return [(name, dict(parser[name])) for name in parser.sections()]
