@@ -16,6 +16,7 @@ help:
 	@echo "make run    - install what is needed and run the default experiment"
 	@echo "make test   - install what is needed and run every test (Rust and Python)"
 	@echo "make bench  - run the benchmarks against their peers (see docs/benchmarks.md)"
+	@echo "make lint   - formatting, clippy, ruff and mypy (part of make test)"
 
 # Debian packages and toolchains (as root); fast when everything is present.
 system-deps:
@@ -30,7 +31,7 @@ setup: $(VENV)/.installed
 run: setup
 	$(VENV)/bin/contio run
 
-test: setup test-rust test-python
+test: setup lint test-rust test-python
 
 test-rust: setup
 	CONTIO_TEST_STRICT=1 cargo test --release --workspace  # no fileio case may skip in CI
@@ -43,10 +44,14 @@ bench: setup
 	@scripts/setup-bench.sh
 	$(PY) -m benchmarks
 
+# Style and types, also inside `make test` (and so CI): formatting, clippy on every target,
+# ruff's rules (pyproject.toml) and mypy over python/contio.
 lint: setup
 	cargo fmt --all -- --check
-	cargo clippy --release --workspace -- -D warnings
+	cargo clippy --release --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests benchmarks
+	$(VENV)/bin/ruff format --check python tests benchmarks
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV)
