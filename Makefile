@@ -8,7 +8,9 @@ PY := $(VENV)/bin/python
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/contio/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-SOURCES := $(shell find crates python packaging -type f -not -path '*/__pycache__/*' 2>/dev/null) Cargo.toml pyproject.toml
+# The package is installed editable: only the engine's sources and the packaging need a
+# reinstall (python/ is imported in place).
+SOURCES := $(shell find crates packaging -type f 2>/dev/null) Cargo.toml pyproject.toml
 
 .PHONY: help run test test-rust test-python bench setup system-deps lint clean
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Creates the virtual environment and installs contio (Python package + Rust engine)
-# with one `pip install .`, as a user would. Cargo's build cache is CARGO_TARGET_DIR.
+# editable, with one `pip install -e .`: the package is imported from python/, so
+# `pytest` after an edit tests the edit; the engine binary goes to the venv's bin.
+# (tests/cli/test_installed_wheel.py installs a built wheel, as a user would.)
+# Cargo's build cache is CARGO_TARGET_DIR.
 # The engine is linked statically (musl), as the wheel is; see pyproject.toml.
 set -euo pipefail
 venv="${1:-.venv}"
@@ -23,4 +26,4 @@ if ! { rustup target list --installed 2>/dev/null | grep -q x86_64-unknown-linux
     export MATURIN_PEP517_ARGS="--target x86_64-unknown-linux-gnu"
     export RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static"
 fi
-"$venv/bin/python" -m pip install -q --no-build-isolation '.[test]'
+"$venv/bin/python" -m pip install -q --no-build-isolation -e '.[test]'
