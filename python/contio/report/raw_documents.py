@@ -1,6 +1,7 @@
 """What the report reads from the engine's raw result documents beyond the index.
 
-- reads/s and writes/s per run phase (002 reports reads and writes apart), from the
+- reads/s and writes/s per run phase (paper 002, docs/papers.md, reports reads and writes
+  apart), from the
   per-second counts after the warm-up (as ops/s);
 - a cell's per-second time series (ops/s summed over its containers, p99 latency);
 - the fault events the runner recorded for a repetition (`events.json` beside its
