@@ -60,13 +60,13 @@ def check_with_engine(spec: ExperimentSpec, cells: list[Cell]) -> None:
             # cannot run, and starts no more threads than the check has operations.
             threads = max(member.threads, spec.load_thread_count)
             call = EngineCall(
-                target,
-                member.workload,
-                properties,
-                threads,
-                scratch / f"check-{n}.json",
-                data_dir,
-                scratch,
+                target=target,
+                workload=member.workload,
+                properties=properties,
+                threads=threads,
+                json_path=scratch / f"check-{n}.json",
+                data_dir=data_dir,
+                scratch=scratch,
             )
             try:
                 for args in KINDS[member.kind].check_calls(call):
@@ -125,7 +125,13 @@ def container_phase(
         properties["startbarrier.go"] = str(files.json.parent / f"{phase}.go")
     threads = member.threads if phase == "run" else spec.load_thread_count
     call = EngineCall(
-        target, member.workload, properties, threads, files.json, data_dir, files.json.parent
+        target=target,
+        workload=member.workload,
+        properties=properties,
+        threads=threads,
+        json_path=files.json,
+        data_dir=data_dir,
+        scratch=files.json.parent,
     )
     ycsb_file = member.workload.path if member.kind == "ycsb" else None
     return ContainerPhase(
@@ -247,9 +253,14 @@ def clean_up(loaded: LoadedData) -> None:
                 continue
             json_path = tmp / f"{n}.json"
             call = EngineCall(
-                member.target, member.workload, dict(member.properties), 1, json_path,
-                location.path, tmp,
-            )  # fmt: skip
+                target=member.target,
+                workload=member.workload,
+                properties=dict(member.properties),
+                threads=1,
+                json_path=json_path,
+                data_dir=location.path,
+                scratch=tmp,
+            )
             args = KINDS[member.kind].engine_args("cleanup", call)
             if args:
                 try:
