@@ -27,8 +27,9 @@ from contio.experiment.matrix import Cell, Member
 from contio.experiment.parts import IoControlSet, IoGroupControls
 from contio.experiment.spec import ExperimentSpec
 from contio.qos.io_groups import device_of
-from contio.results.folder import PhaseFiles, PhaseRecord, ResultsFolder
+from contio.results.folder import PhaseRecord
 from contio.run.loads import LoadedData
+from contio.run.phase_context import PhaseContext
 from contio.targets.engine_targets import engine_target_of
 from contio.workload.file_kinds import EngineCall
 from contio.workload.kinds import KINDS
@@ -98,11 +99,9 @@ def engine_properties(
 
 
 def container_phase(
-    spec: ExperimentSpec,
+    context: PhaseContext,
     position: int,
-    files: PhaseFiles,
     member: Member,
-    phase: str,
     location: DataLocation,
     binding: Any | None,
     executor: CellExecutor,
@@ -110,8 +109,9 @@ def container_phase(
     group: IoGroupControls | None,
     controls: IoControlSet | None,
 ) -> ContainerPhase:
-    """One container's engine invocation: on its own data at `location`, or against its
-    database server (`binding`, a `contio.cells.bindings.EngineBinding`)."""
+    """Container `position`'s engine invocation in `context`'s phase: on its own data at
+    `location`, or against its database server (`binding`)."""
+    spec, phase, files = context.spec, context.phase, context.files(position)
     data_dir = None if binding is not None else executor.engine_data_dir(location)
     properties = engine_properties(spec, member, data_dir, phase)
     target = member.target
@@ -149,17 +149,11 @@ def container_phase(
 
 
 def phase_containers(
-    spec: ExperimentSpec,
-    folder: ResultsFolder,
-    session: int,
-    cell: Cell,
-    repetition: int,
-    phase: str,
-    loaded: LoadedData,
-    executor: CellExecutor,
+    context: PhaseContext, loaded: LoadedData, executor: CellExecutor
 ) -> list[ContainerPhase]:
-    """Every container's invocation in one phase of `cell`, on the loaded data."""
-    controls = spec.controls_for(cell.level)
+    """Every container's invocation in `context`'s phase of its cell, on the loaded data."""
+    cell, phase = context.cell, context.phase
+    controls = context.spec.controls_for(cell.level)
     barrier = executor.barrier and phase == "run"
     containers = []
     for k in range(1, len(cell.members) + 1):
@@ -168,11 +162,9 @@ def phase_containers(
             group = controls.groups[k - 1]
         containers.append(
             container_phase(
-                spec,
+                context,
                 k,
-                folder.phase_files(cell.slug, session, repetition, phase, k),
                 cell.members[k - 1],
-                phase,
                 loaded.locations[k - 1],
                 loaded.session.bindings[k - 1] if loaded.session is not None else None,
                 executor,
@@ -185,12 +177,7 @@ def phase_containers(
 
 
 def phase_record(
-    spec: ExperimentSpec,
-    folder: ResultsFolder,
-    session: int,
-    cell: Cell,
-    repetition: int,
-    phase: str,
+    context: PhaseContext,
     container: ContainerPhase,
     member: Member,
     result: EngineResult,
@@ -200,15 +187,15 @@ def phase_record(
     """The results row of one container's phase, with its metrics columns."""
     record = PhaseRecord.from_result(
         result,
-        warmup_seconds=spec.warmup_seconds,
-        cell_key=cell.key,
-        cell_index=cell.index,
-        session=session,
-        repetition=repetition,
+        warmup_seconds=context.spec.warmup_seconds,
+        cell_key=context.cell.key,
+        cell_index=context.cell.index,
+        session=context.session,
+        repetition=context.repetition,
         container=container.container,
         workload=member.workload.name,
-        raw_json=folder.relative(container.json),
-        phase=phase,  # the runner's name: sysbench calls its load `prepare`
+        raw_json=context.folder.relative(container.json),
+        phase=context.phase,  # the runner's name: sysbench calls its load `prepare`
         io_control=json.dumps(applied[container.container], default=str)
         if container.container in applied
         else "",
