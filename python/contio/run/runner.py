@@ -31,7 +31,7 @@ from pathlib import Path
 
 from contio.backends.interface import HostPath
 from contio.cells import RUNTIMES
-from contio.cells.executor import CellExecutor
+from contio.cells.executor import CellExecutor, RunContext
 from contio.containers.sweep import remove_experiment
 from contio.engine.invocation import engine_version, find_engine
 from contio.errors import (
@@ -101,15 +101,6 @@ def experiment_id(name: str) -> str:
 
 def _to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """What an executor of a run needs besides the spec (`for_run(spec, context)`)."""
-
-    experiment: str
-    """Labels every Docker resource of the run (the results folder and session)."""
-    docker: DockerSetup | None
 
 
 class Runner:
