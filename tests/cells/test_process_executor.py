@@ -30,18 +30,18 @@ def test_containers_of_a_phase_run_together(tmp_path, engine):
     for k in (1, 2):
         out = tmp_path / f"c{k}"
         call = EngineCall(
-            "null",
-            WorkloadRef("workloadc", workload),
-            {
+            target="null",
+            workload=WorkloadRef("workloadc", workload),
+            properties={
                 "recordcount": "100",
                 "operationcount": "0",
                 "maxexecutiontime": "3",
                 "status.interval": "1",
             },
-            1,
-            out.with_suffix(".json"),
-            None,
-            tmp_path,
+            threads=1,
+            json_path=out.with_suffix(".json"),
+            data_dir=None,
+            scratch=tmp_path,
         )
         args = KINDS["ycsb"].engine_args("run", call)
         containers.append(

@@ -14,12 +14,14 @@ import sqlite3
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 import docker
 import pytest
 
 from contio.containers import labels
+from contio.engine.result import read_result
 from contio.results.folder import load
 from contio.results.index import ResultsIndex
 
@@ -135,6 +137,93 @@ def test_database_and_engine_targets_run_as_containers_with_metrics(tmp_path, do
             assert f"lsm.dir={data}" in stderr  # the backend's directory, mounted as is
         assert not list(first.glob("*.ready")) and not (first / "run.go").exists()
     assert list(data.iterdir()) == []  # data directories released with the backend
+    assert_nothing_left(docker_client, experiment_of(folder))
+
+
+MIX_SPEC = """\
+name: mix
+runtime: {{type: docker}}
+backend: {{type: local-dir, path: {data}}}
+mixes:
+  pair: [{{workload: workloada, target: redis}}, {{workload: workloada, target: postgres}}]
+factors: {{mix: [pair], threads: [2], containers: [2]}}
+stop: {{rule: fixed-time, seconds: 3, repetitions: 1}}
+target_options:
+  redis: {{cache: minimal}}
+  postgres: {{cache: minimal, memory_limit: 256m}}
+properties: {{recordcount: 300}}
+"""
+
+
+def barrier_seen(results: Path) -> tuple[float, list[float], list[bool]] | None:
+    """While the run phase of the only cell's repetition is released: when `run.go` was
+    made, when each client's ready file was, and whether each server's data directory
+    holds files; None before (or, by a narrow race, after)."""
+    found = list(results.glob("*/raw/cell001/s1-rep1/run.go"))
+    if not found:
+        return None
+    directory = found[0].parent
+    try:
+        go = found[0].stat().st_mtime
+        ready = [p.stat().st_mtime for p in directory.glob("run-c*.ready")]
+        servers = json.loads((directory / "servers.json").read_text())
+        filled = [any(Path(s["data"]).iterdir()) for s in servers]
+    except FileNotFoundError:
+        return None  # the phase ended meanwhile
+    return go, ready, filled
+
+
+def test_a_mixed_cell_of_four_servers_each_on_its_own_data_starts_together(tmp_path, docker_client):
+    """Two Redis and two PostgreSQL servers in one cell, each on its own directory of the
+    backend with its own client; the clients' run phases start at the start barrier."""
+    spec, data = write(tmp_path, MIX_SPEC)
+    results = tmp_path / "results"
+    proc = contio("run", spec, "--results-dir", results)
+    seen = None
+    deadline = time.monotonic() + 600
+    while seen is None and proc.poll() is None and time.monotonic() < deadline:
+        seen = barrier_seen(results)
+        time.sleep(0.02)
+    done = finish(proc)
+    assert done.returncode == 0, done.stderr
+    assert seen is not None, "the run phase was never seen at its start barrier"
+    go, ready, filled = seen
+    [folder] = list(results.iterdir())
+    directory = folder / "raw" / "cell001" / "s1-rep1"
+
+    servers = json.loads((directory / "servers.json").read_text())
+    assert sorted(s["target"] for s in servers) == ["postgres", "postgres", "redis", "redis"]
+    homes = [Path(s["data"]) for s in servers]
+    assert len(set(homes)) == 4 and all(data in home.parents for home in homes), homes
+    assert filled == [True] * 4  # each server kept its data in its own directory
+    # The barrier: `go` came after every client's ready file, and no client started its
+    # run phase before `go` existed (started_at is in ms, floored).
+    assert len(ready) == 4 and max(ready) <= go
+    documents = [read_result(directory / f"run-c{k}.json") for k in range(1, 5)]
+    starts = [datetime.fromisoformat(d.started_at.replace("Z", "+00:00")).timestamp()
+              for d in documents]  # fmt: skip
+    assert min(starts) >= go - 0.001, (starts, go)
+    assert all(d.timeseries for d in documents), "the engine's per-second series is kept"
+
+    phases = index_rows(folder, "SELECT phase, status FROM phases")
+    assert (
+        sorted((p["phase"], p["status"]) for p in phases)
+        == [("load", "ok")] * 4 + [("run", "ok")] * 4
+    )
+    runs = load(folder)
+    assert (runs["operations"] > 0).all()
+    assert sorted(runs["target"]) == ["postgres", "postgres", "redis", "redis"]
+    # Every client and server sampled; their own CPU, memory and (fsyncing, minimal
+    # caches) the servers' writes; the host's CPU and its data disk busy.
+    samples = [json.loads(x) for x in (directory / "run-metrics.jsonl").read_text().splitlines()]
+    sources = {s["source"] for s in samples}
+    assert {f"{who}-c{k}" for who in ("client", "server") for k in range(1, 5)} <= sources
+    assert sum(s["source"] == "host" for s in samples) >= 2
+    assert (runs["client_cpu_percent"] > 0).all() and (runs["server_cpu_percent"] > 0).all()
+    assert (runs["client_memory_bytes"] > 0).all() and (runs["server_memory_bytes"] > 0).all()
+    assert (runs["server_write_bytes_per_sec"] > 0).all()
+    assert (runs["cpu_percent"] > 0).all() and (runs["disk_percent"] > 0).any()
+    assert list(data.iterdir()) == []
     assert_nothing_left(docker_client, experiment_of(folder))
 
 

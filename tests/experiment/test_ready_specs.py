@@ -89,7 +89,7 @@ def test_the_tiny_profile_produces_its_statistics(tiny_root, engine, name):
 
 
 def test_blkio_isolation_throttles_one_group_and_records_the_controls(tiny_root, engine):
-    """004's throttle and weight isolation, for real: the group limited to 10 MB/s gets
+    """Paper 004's throttle and weight isolation, for real: the group limited to 10 MB/s gets
     about that (direct writes to a loop device), the three unlimited groups far more;
     weights 50/25/25 divide the reads in that order; every run row says which cgroup
     mechanism applied what, with the buffered-write note."""
@@ -117,7 +117,7 @@ def test_blkio_isolation_throttles_one_group_and_records_the_controls(tiny_root,
     }
     assert weights == {1: 50, 2: 25, 3: 25}
     assert {json.loads(r)["scheduler"] for r in weighted["io_control"]} == {"bfq"}
-    # 004's weight isolation: over the repetitions the weight-50 group reads the most,
+    # Paper 004's weight isolation: over the repetitions the weight-50 group reads the most,
     # about half of all bytes (measured here 0.49-0.52 in each of six repetitions).
     mib = weighted.groupby("container")["read_mib_per_sec"].sum()
     share = mib[1] / mib.sum()
@@ -126,7 +126,7 @@ def test_blkio_isolation_throttles_one_group_and_records_the_controls(tiny_root,
 
 
 def test_volume_vs_nfs_runs_sysbench_rndrw_and_gives_paired_t_tests(tiny_root, engine):
-    """002's workload for real: sysbench rndrw keeps its 1.5 reads per write, and the
+    """Paper 002's workload for real: sysbench rndrw keeps its 1.5 reads per write, and the
     paired t-test of per-container reads/s, 1 against 2 containers, can be computed."""
     runs = load(run_tiny("volume-vs-nfs", tiny_root))
     volume = runs[runs["backend"] == "volume"]
@@ -141,7 +141,7 @@ def test_volume_vs_nfs_runs_sysbench_rndrw_and_gives_paired_t_tests(tiny_root, e
 
 
 def test_container_scaling_runs_fio_4k_buffered_random_reads(tiny_root, engine):
-    """003's fio part for real: 4 KiB random reads, so MiB/s is IOPS × 4 KiB, no writes
+    """Paper 003's fio part for real: 4 KiB random reads, so MiB/s is IOPS × 4 KiB, no writes
     in the run, and Jain's fairness over the containers of a cell is computable."""
     runs = load(run_tiny("container-scaling", tiny_root))
     fio = runs[runs["mix"] == "randread-4k"]

@@ -1,4 +1,5 @@
-"""IoLimits validation and 004's priority rule (pure functions)."""
+"""IoLimits validation and the priority rule of paper 004
+(docs/papers.md), as pure functions."""
 
 import pytest
 
@@ -55,7 +56,7 @@ def test_unknown_controls_and_bad_weights_are_refused_with_the_allowed_values():
 
 
 def test_priority_rule_of_004():
-    # 004: 200 MB/s per storage node, priorities 4, 8 and 8 → 40, 80 and 80 MB/s.
+    # Paper 004: 200 MB/s per storage node, priorities 4, 8 and 8 → 40, 80 and 80 MB/s.
     assert priority_throttles(200, {"a": 4, "b": 8, "c": 8}) == {"a": 40.0, "b": 80.0, "c": 80.0}
     # A single tenant gets the whole bandwidth.
     assert priority_throttles(200, {"paraview": 100}) == {"paraview": 200.0}

@@ -134,7 +134,7 @@ def test_isolation_report_stacks_the_groups_bandwidth_with_their_targets(tmp_pat
     # Writers (none, throttle-2) and readers (none, weights-50-25-25): a chart each.
     assert dom.charts == {"stacked-bandwidth": 2, "time-series": 4}
     text = "".join(dom.text)
-    assert "read + written (MiB/s)" in text  # the axis: MB/s as 004's Figures 2-4
+    assert "read + written (MiB/s)" in text  # the axis: as paper 004's Fig. 2-4
     assert "≤ 2.0 MiB/s" in text  # the throttled group's limit, marked
     assert all(f"w {w}: {share}%" in text for w, share in ((50, 50), (25, 25)))
     # The real run applied its groups through cgroup v1: the writeback warning.

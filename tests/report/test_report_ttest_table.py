@@ -1,4 +1,4 @@
-"""The t-test table in 002's Table 1 layout, escaped."""
+"""The t-test table in the Table 1 layout of paper 002 (docs/papers.md), escaped."""
 
 import xml.etree.ElementTree as ET
 

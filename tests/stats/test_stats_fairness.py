@@ -1,11 +1,12 @@
-"""Degradation against standalone and Jain's fairness index, with 003's numbers."""
+"""Degradation against standalone and Jain's fairness index, with the numbers of paper 003
+(docs/papers.md)."""
 
 import pytest
 
 from contio.errors import StatisticsInputError
 from contio.stats import degradation, jain_index, mix_fairness
 
-# 003, Section V: standalone best Cassandra 60K ops/s and MySQL 18K TpmC; in the mix
+# Paper 003, Section V: standalone best Cassandra 60K ops/s and MySQL 18K TpmC; in the mix
 # 50K and 9K. Repetitions around those means (the paper gives means only).
 CASSANDRA_ALONE = [59_400.0, 60_500.0, 60_100.0]
 CASSANDRA_MIXED = [49_700.0, 50_400.0, 49_900.0]
@@ -44,7 +45,7 @@ def test_mix_fairness_ranks_the_unfair_mix_below_the_fair_one():
     assert unfair.jain_index == pytest.approx(jain_index(retained))
     assert unfair.jain_index == pytest.approx(0.94, abs=0.01)  # 0.833 and 0.5 retained
     assert unfair.worst.application == "MySQL"
-    # 003, Fig. 10: Cassandra with sequential writes, each degrades 10–15%: fair.
+    # Paper 003, Fig. 10: Cassandra with sequential writes, each degrades 10–15%: fair.
     fair = mix_fairness(
         {
             "Cassandra": ([52_000.0, 51_500.0, 52_400.0], CASSANDRA_ALONE),

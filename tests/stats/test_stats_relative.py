@@ -1,4 +1,7 @@
-"""Relative difference against a baseline: Fieller–Welch interval checked against scipy."""
+"""Relative difference against a baseline: Fieller–Welch interval checked against scipy.
+
+The reference numbers are those of paper 000 (docs/papers.md).
+"""
 
 import math
 
@@ -33,7 +36,7 @@ def test_bounds_are_where_welch_test_of_the_scaled_baseline_reaches_alpha(confid
 def test_estimate_and_p_value_of_no_difference():
     diff = relative_difference(HYPERCONVERGED, LOCAL, "hyperconverged", "local")
     assert diff.estimate == pytest.approx(np.mean(HYPERCONVERGED) / np.mean(LOCAL) - 1)
-    assert diff.estimate == pytest.approx(0.07, abs=0.005)  # 000's "7% better"
+    assert diff.estimate == pytest.approx(0.07, abs=0.005)  # paper 000's "7% better"
     assert diff.p == pytest.approx(
         scipy_stats.ttest_ind(HYPERCONVERGED, LOCAL, equal_var=False).pvalue, rel=1e-12
     )
@@ -73,7 +76,7 @@ def test_overlapping_levels_are_not_significant():
 
 def test_one_repetition_gives_the_estimate_without_interval():
     diff = relative_difference([156.0], [100.0, 101.0, 99.0])
-    assert diff.estimate == pytest.approx(0.56)  # 000's "56% better"
+    assert diff.estimate == pytest.approx(0.56)  # Paper 000's "56% better"
     assert not diff.has_interval
     assert math.isnan(diff.low) and math.isnan(diff.p)
 

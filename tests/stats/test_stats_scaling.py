@@ -1,4 +1,5 @@
-"""Saturation point and throughput valley on scaling curves shaped like 003's figures."""
+"""Saturation point and throughput valley on scaling curves shaped like the figures of paper
+003 (docs/papers.md)."""
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ def repetitions(means, spread=0.01, n=4, seed=3):
 
 
 def test_throughput_still_growing_has_no_saturation_point():
-    # 003, Fig. 3: MySQL's cumulative TpmC grows up to eight containers.
+    # Paper 003, Fig. 3: MySQL's cumulative TpmC grows up to eight containers.
     data = repetitions([4.0, 7.5, 10.0, 12.0, 13.8, 15.4, 16.6, 18.4])
     result = saturation_point(CONTAINERS, data)
     assert result.point is None
@@ -25,7 +26,7 @@ def test_throughput_still_growing_has_no_saturation_point():
 
 
 def test_writes_saturate_at_six_containers():
-    # 003, Fig. 5: Cassandra 100% writes scale to six containers, then the CPU is saturated.
+    # Paper 003, Fig. 5: Cassandra 100% writes scale to six containers, then the CPU is saturated.
     data = repetitions([15.0, 28.0, 39.0, 48.0, 55.0, 60.0, 60.4, 59.8])
     result = saturation_point(CONTAINERS, data)
     assert result.point == 6
@@ -54,7 +55,7 @@ def test_single_repetitions_compare_means():
 
 
 def test_read_valley_that_recovers_towards_disk_bandwidth():
-    # 003, Fig. 7: fio 4K buffered random reads, served from the page cache up to three
+    # Paper 003, Fig. 7: fio 4K buffered random reads, served from the page cache up to three
     # containers, a valley at four, then cumulative throughput climbs to the disk's rate.
     data = repetitions([300.0, 520.0, 610.0, 240.0, 300.0, 380.0, 420.0, 430.0], spread=0.03)
     valley = find_valley(CONTAINERS, data)
@@ -66,7 +67,7 @@ def test_read_valley_that_recovers_towards_disk_bandwidth():
 
 
 def test_drop_without_recovery_is_reported_as_such():
-    # 003, Fig. 6: Cassandra reads drop after three containers and stay at disk bandwidth.
+    # Paper 003, Fig. 6: Cassandra reads drop after three containers and stay at disk bandwidth.
     data = repetitions([90.0, 160.0, 200.0, 95.0, 93.0, 96.0], spread=0.02)
     valley = find_valley([1, 2, 3, 4, 5, 6], data)
     assert valley.peak_level == 3

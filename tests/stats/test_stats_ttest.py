@@ -1,4 +1,5 @@
-"""Welch and paired t-tests against scipy and against 002's Table 1."""
+"""Welch and paired t-tests against scipy and against Table 1 of paper 002
+(docs/papers.md)."""
 
 import math
 
@@ -9,7 +10,7 @@ from scipy import stats as scipy_stats
 from contio.errors import StatisticsInputError
 from contio.stats import format_p, paired_t_test, welch_t_test
 
-# 002, Table 1: mean difference, standard deviation, t and significance of each paired
+# Paper 002, Table 1: mean difference, standard deviation, t and significance of each paired
 # comparison. Its t values equal d̄ / (s / √n) with n = 30 runs, and n = 300 with ten
 # containers (30 runs × 10); "0.000" is printed for p < 0.0005.
 TABLE_1 = [

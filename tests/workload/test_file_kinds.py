@@ -52,9 +52,14 @@ def call(spec, phase_dir: Path, data_dir: Path, properties: dict[str, str]) -> E
     [cell] = expand(spec)
     member = cell.members[0]
     return EngineCall(
-        member.target, member.workload, {**dict(member.properties), **properties}, 4,
-        phase_dir / "run-c1.json", data_dir, phase_dir,
-    )  # fmt: skip
+        target=member.target,
+        workload=member.workload,
+        properties={**dict(member.properties), **properties},
+        threads=4,
+        json_path=phase_dir / "run-c1.json",
+        data_dir=data_dir,
+        scratch=phase_dir,
+    )
 
 
 def test_sysbench_maps_prepare_and_run_onto_load_and_run(tmp_path):

@@ -1,6 +1,6 @@
 """`gluster`: a GlusterFS volume of any of the five types, mounted on the host with the
 native FUSE client, one data directory per container under the mount — the architecture
-of the paper 000_fbddeb9cf519cfbd (section 3).
+of paper 000 (docs/papers.md), section 3.
 
 The cluster is either the one-machine cluster `cluster` (made by `contio cluster up`;
 if it is not up the backend builds it with `nodes`, `disks_per_node`, `disk_size` and

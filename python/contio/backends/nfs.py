@@ -1,5 +1,5 @@
 """`nfs`: an NFS export (sync or async), mounted through Docker's local volume driver
-(`type=nfs`) or on the host — the two set-ups the paper 002_f9a8ddb1d8afd429 compares
+(`type=nfs`) or on the host — the two set-ups paper 002 (docs/papers.md) compares
 with a plain Docker volume.
 
 `server: local` exports `export_path` from this host's kernel NFS server (an

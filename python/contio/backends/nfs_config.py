@@ -1,6 +1,6 @@
 """NFS export lines and client mount options: validation and generation (no I/O).
 
-The paper 002_f9a8ddb1d8afd429 compares exports with `sync` (the server acknowledges
+Paper 002 (docs/papers.md) compares exports with `sync` (the server acknowledges
 after data reach the disk) and `async` (before); that choice is `export_mode`, never an
 entry of `export_options`.
 """

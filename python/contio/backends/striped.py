@@ -1,8 +1,8 @@
 """`striped`: one file system striped over N devices.
 
 Where the kernel has device-mapper: LVM physical volumes, one striped logical volume
-(`lvcreate -i N -I stripe_size`), XFS, mounted — the stack of the paper
-003_8fab6319b71aa54e. Where it has not, the kernel-native alternative: btrfs with
+(`lvcreate -i N -I stripe_size`), XFS, mounted — the stack of paper 003
+(docs/papers.md). Where it has not, the kernel-native alternative: btrfs with
 RAID0 data and metadata over the N devices. `method: auto` picks by probing, and the
 description records which stack was used and why.
 """

@@ -2,7 +2,8 @@
 
 `process` runs each container as a child process on this host (a local process
 group); `docker` runs each as a Docker container, database targets' servers beside
-their engine clients. Each class has `for_run(spec, context)` (`contio.run.runner`).
+their engine clients. Each class has `for_run(spec, context)` (a
+`contio.cells.executor.RunContext`; called by `contio.run.runner`).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ import os
 import signal
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +34,16 @@ import docker.errors
 from docker.models.containers import Container
 
 from contio.backends.interface import DataLocation, DockerVolume, HostPath
+from contio.cells.bindings import EngineBinding
 from contio.cells.engine_client import ENGINE_UID, engine_container
-from contio.cells.executor import ContainerPhase, DataSession, StatusCallback
+from contio.cells.executor import ContainerPhase, DataSession, RunContext, StatusCallback
 from contio.cells.process_executor import ops_per_sec_in
 from contio.cells.servers import Server, ServerRequest, exit_code, remove_servers, start_servers
 from contio.cells.watch import Client, release_at_barrier, watch
 from contio.containers.docker_runtime import DataMount, DockerRuntime
 from contio.errors import CellFailed, Interrupted, RuntimeUnavailableError, UsageError
+from contio.experiment.matrix import Member
+from contio.experiment.spec import ExperimentSpec
 from contio.images import engine as engine_image
 from contio.qos.io_controls import IoController
 from contio.samplers.phase import client_source, server_source
@@ -75,11 +79,12 @@ class DockerCellExecutor:
         self._count = 0
 
     @classmethod
-    def for_run(cls, spec: Any, context: Any) -> DockerCellExecutor:
+    def for_run(cls, spec: ExperimentSpec, context: RunContext) -> DockerCellExecutor:
         """The executor of a `contio run`: a runtime labelled with the run's experiment id
         (its start-up sweep removes what crashed runs left), on the images `context`'s
         Docker setup made ready."""
         setup = context.docker
+        assert setup is not None  # docker cells get their images before anything runs
         runtime = DockerRuntime(experiment=context.experiment)
         try:
             runtime.prepare()
@@ -103,7 +108,7 @@ class DockerCellExecutor:
     def engine_data_dir(self, location: DataLocation) -> Path:
         return location.path if isinstance(location, HostPath) else VOLUME_DIR
 
-    def open_data(self, members: Sequence[Any], data: Sequence[DataLocation]) -> DataSession:
+    def open_data(self, members: Sequence[Member], data: Sequence[DataLocation]) -> DataSession:
         """Create the backend's volumes, hand engine-kept data to the engine's uid, and
         start a server for each database member (all at once, then each made ready)."""
         group = self._name("data")
@@ -126,14 +131,14 @@ class DockerCellExecutor:
             for volume in volumes:
                 self.runtime.remove_volume(volume)
             raise
-        bindings: list[Any | None] = [None] * len(members)
+        bindings: list[EngineBinding | None] = [None] * len(members)
         by_position = {}
         for (k, _), server in zip(requests, servers, strict=True):
             bindings[k - 1] = server.binding
             by_position[k] = server
         return DataSession(
             bindings,
-            handle=(by_position, volumes),
+            handle=_Held(by_position, volumes),
             description=[s.describe() for s in servers],
         )
 
@@ -235,10 +240,20 @@ class DockerCellExecutor:
         self.runtime.close()
 
 
+@dataclass(frozen=True)
+class _Held:
+    """A docker `DataSession`'s handle: its servers by container position, and the
+    volumes it created."""
+
+    servers: dict[int, Server]
+    volumes: list[str]
+
+
 def _parts(session: DataSession | None) -> tuple[dict[int, Server], list[str]]:
     if session is None or session.handle is None:
         return {}, []
-    return session.handle
+    assert isinstance(session.handle, _Held)  # sessions are this executor's own
+    return session.handle.servers, session.handle.volumes
 
 
 def _mounts(c: ContainerPhase) -> list[DataMount]:

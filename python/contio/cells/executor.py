@@ -12,17 +12,40 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from contio.backends.interface import DataLocation
+from contio.cells.bindings import EngineBinding
+from contio.experiment.matrix import Member
 from contio.experiment.parts import IoGroupControls
+from contio.experiment.spec import ExperimentSpec
 from contio.qos.io_controls import IoController
-
-if TYPE_CHECKING:
-    from contio.experiment.matrix import Member
+from contio.targets.base import TargetOptions
 
 StatusCallback = Callable[[float], None]
 """Called with the cell's aggregate ops/s so far, about once a second."""
+
+
+class ImageSetup(Protocol):
+    """The images of a run's docker cells, made ready before anything runs
+    (`contio.run.docker_preparation.DockerSetup`)."""
+
+    engine_image: str
+    """The id of `contio/engine`."""
+
+    def target_options(self, spec: ExperimentSpec) -> dict[str, TargetOptions]:
+        """How to run each database target of `spec` (image, cache mode, limits)."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What an executor of a run needs besides the spec (`for_run(spec, context)`)."""
+
+    experiment: str
+    """Labels every Docker resource of the run (the results folder and session)."""
+    docker: ImageSetup | None
+    """The images, when the run has docker cells."""
 
 
 @dataclass(frozen=True)
@@ -53,11 +76,11 @@ class DataSession:
     """A load group's data as a runtime holds it while the runner uses it: the database
     servers on it (docker), volumes it made."""
 
-    bindings: list[Any | None]
-    """Per container: the `contio.cells.bindings.EngineBinding` that reaches its database
-    server, or None when its engine keeps its own data."""
-    handle: Any = None
-    """What the executor needs to watch and remove them."""
+    bindings: list[EngineBinding | None]
+    """Per container: the binding that reaches its database server, or None when its
+    engine keeps its own data."""
+    handle: object = None
+    """What the executor needs to watch and remove them (its own type; None: nothing)."""
     description: list[dict[str, Any]] = field(default_factory=list)
     """What runs, for the results folder (`servers.json`)."""
 

@@ -1,16 +1,13 @@
-"""What a cell runs: its database instances (which application, where its data lives)
-and the engine arguments shared by all their clients.
-"""
+"""A cell's database instances: which application, where its data lives."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from contio.errors import UsageError
 from contio.targets import registry
-from contio.targets.base import TargetOptions
 
 
 @dataclass(frozen=True)
@@ -23,27 +20,6 @@ class InstanceSpec:
     """A database target (`contio.targets.registry.names()`)."""
     data_dir: Path | None = None
     """Its own data directory on the backend; None: a named volume of the experiment."""
-
-
-@dataclass(frozen=True)
-class CellSpec:
-    """A cell: N simultaneous database containers, each with its own client."""
-
-    instances: list[InstanceSpec]
-    workload: str = "workloada"
-    """A packaged workload file, for the load and the run phase."""
-    threads: int = 4
-    """Client threads per engine (and connections per database)."""
-    properties: dict[str, str] = field(default_factory=dict)
-    """Engine properties for both phases (`recordcount`, `fieldlength`, …)."""
-    run_properties: dict[str, str] = field(default_factory=dict)
-    """Engine properties of the run phase only (`maxexecutiontime`, `operationcount`)."""
-    options: TargetOptions = field(default_factory=TargetOptions)
-    engine_image: str = "contio/engine:latest"
-    """The client image (an id or tag of `contio/engine`)."""
-    phase_timeout_s: float = 1800.0
-    """How long a phase may take before the cell is failed."""
-    sample_interval_s: float = 1.0
 
 
 def plan_instances(

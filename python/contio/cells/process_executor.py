@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from contio.backends.interface import DataLocation, HostPath
-from contio.cells.executor import ContainerPhase, DataSession, StatusCallback
+from contio.cells.executor import ContainerPhase, DataSession, RunContext, StatusCallback
 from contio.errors import Interrupted, UsageError
+from contio.experiment.matrix import Member
+from contio.experiment.spec import ExperimentSpec
 from contio.qos.io_controls import IoController
 from contio.samplers.phase import client_source
 from contio.samplers.process import ProcessCounters
@@ -51,7 +53,7 @@ class ProcessCellExecutor:
         """Per container of the last phase: the block I/O controls `io.attach` applied."""
 
     @classmethod
-    def for_run(cls, spec: Any, context: Any) -> ProcessCellExecutor:
+    def for_run(cls, spec: ExperimentSpec, context: RunContext) -> ProcessCellExecutor:
         """The executor of a `contio run` (`contio.run.runner`)."""
         return cls(spec.runtime.stop_grace_seconds)
 
@@ -60,7 +62,7 @@ class ProcessCellExecutor:
             raise UsageError("runtime 'process' needs host directories, not Docker volumes")
         return location.path
 
-    def open_data(self, members: Sequence[Any], data: Sequence[DataLocation]) -> DataSession:
+    def open_data(self, members: Sequence[Member], data: Sequence[DataLocation]) -> DataSession:
         if any(m.database for m in members):
             raise UsageError("database targets need runtime 'docker'")
         return DataSession([None] * len(members))

@@ -2,8 +2,7 @@
 or a volume, made ready (a protocol-level probe), given the YCSB schema, watched while
 clients run, and removed.
 
-Both `contio.cells.run_cell.run_cell` and the Docker cell executor (`contio.cells.docker_executor`)
-start their servers here.
+The Docker cell executor (`contio.cells.docker_executor`) starts its servers here.
 """
 
 from __future__ import annotations

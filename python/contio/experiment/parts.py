@@ -212,9 +212,10 @@ class IoGroupControls(SpecModel):
 
 
 class IoControlSet(SpecModel):
-    """A level of the `io_controls` factor: one group (a cgroup, the VNode of paper 004)
-    per container, in container order; a group without limits still isolates its
-    container in a cgroup of its own. Containers past the list's end are not grouped."""
+    """A level of the `io_controls` factor: one group (a cgroup, the VNode of paper 004,
+    docs/papers.md) per container, in container order; a group without limits still
+    isolates its container in a cgroup of its own. Containers past the list's end are not
+    grouped."""
 
     groups: list[IoGroupControls] = []
     device: str | None = None
@@ -292,10 +293,10 @@ class Factors(SpecModel):
 
 
 class AnalysisSpec(SpecModel):
-    """How the report and `contio results` compare the backend levels (002's Table 1).
+    """How the report and `contio results` compare the backend levels (paper 002's Table 1).
 
     `t_test: paired` matches repetition i of a backend with repetition i of the
-    baseline (002 ran its storage options in matched runs); `welch` treats them as
+    baseline (paper 002 ran its storage options in matched runs); `welch` treats them as
     independent samples. `baseline` is the backend level every other is compared
     with (relative differences, t-tests, conclusions); default: the first backend.
     """

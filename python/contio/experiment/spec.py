@@ -91,9 +91,6 @@ class RuntimeSpec(SpecModel):
     """docker: how long a database container may take to answer its readiness probe."""
 
 
-ProcessRuntimeSpec = RuntimeSpec  # the name of the model before the docker runtime
-
-
 # Properties that contio sets itself for every phase; a spec setting them would be ignored.
 _RESERVED_PROPERTIES = {
     "threadcount": "set the thread levels with `threads` (and `load_threads`)",

@@ -1,6 +1,6 @@
 """GlusterFS volume types and their counts: validation, brick placement, `volume create` args.
 
-The five types of the paper 000_fbddeb9cf519cfbd (section 3.1.1). Replica and disperse
+The five types of paper 000 (docs/papers.md), section 3.1.1. Replica and disperse
 sets are made of consecutive bricks in `volume create`, so bricks are listed disk-major
 across nodes: every set then lands on distinct nodes and survives one node's loss.
 """

@@ -1,4 +1,5 @@
-"""Block I/O controls per container or local process group (004's VNodes).
+"""Block I/O controls per container or local process group (paper 004's VNodes,
+docs/papers.md).
 
 - `limits`: `IoLimits` (read/write bps and iops limits, BFQ weight), validated;
 - `device`: a path or mount → its whole disk (major:minor) and I/O scheduler;
@@ -6,7 +7,7 @@
 - `control_files`: the lines each control writes (v1 and v2), and the buffered-write note;
 - `controls`: `apply` / `remove`, with an `AppliedControls` record for results;
 - `process_group`: a cgroup for local processes; `docker_cgroup`: a container's cgroup;
-- `priority`: 004's priorities → per-node throttles.
+- `priority`: paper 004's priorities → per-node throttles.
 """
 
 from contio.qos.controls import AppliedControl, AppliedControls, apply, remove

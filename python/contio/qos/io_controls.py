@@ -69,7 +69,9 @@ class NoIoController:
 
 
 def process_controller() -> IoController:
-    """The controller for local process groups (004's VNodes): cgroups via `contio.qos`."""
+    """The controller for local process groups (paper 004's VNodes, docs/papers.md).
+
+    The groups are cgroups, written by `contio.qos`."""
     from contio.qos.io_groups import CgroupIoController  # imports contio.qos (cgroup detection)
 
     controller = CgroupIoController()

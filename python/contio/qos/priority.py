@@ -1,11 +1,12 @@
-"""004's middleware rule: tenant priorities → the throttle of each tenant on every node.
+"""Paper 004's middleware rule: tenant priorities → the throttle of each tenant on every node.
 
-Algorithm 1 of 004: with N tenants of priorities p₁ … pₙ (1–100, 100 the highest)
-sharing storage nodes that each deliver BW, tenant i is throttled on every node at
+Algorithm 1 of paper 004 (docs/papers.md): with N tenants of priorities p₁ … pₙ (1–100,
+100 the highest) sharing storage nodes that each deliver BW, tenant i is throttled on
+every node at
 
     thtᵢ = BW · pᵢ / Σⱼ pⱼ,
 
-and a single tenant gets all of BW. 004's example: BW = 200 MB/s, priorities
+and a single tenant gets all of BW. Paper 004's example: BW = 200 MB/s, priorities
 4, 8, 8 → 40, 80 and 80 MB/s.
 """
 
@@ -42,7 +43,7 @@ def priority_limits(
     priorities: Mapping[str, int],
     directions: tuple[str, ...] = ("read", "write"),
 ) -> dict[str, IoLimits]:
-    """004's throttles as `IoLimits` per tenant: tht_i bytes/s for each of `directions`."""
+    """Paper 004's throttles as `IoLimits` per tenant: tht_i bytes/s for each of `directions`."""
     unknown = [d for d in directions if d not in ("read", "write")]
     if unknown or not directions:
         raise QosConfigError("directions", f"must be 'read' and/or 'write', not {directions!r}")

@@ -1,4 +1,5 @@
-"""A cgroup for a group of local processes: 004's VNode on one machine.
+"""A cgroup for a group of local processes: paper 004's VNode on one machine
+(docs/papers.md).
 
 `ProcessGroup.create("vnode1")` makes `<blkio root>/contio/vnode1` (v1) or
 `<unified root>/contio/vnode1` with the `io` controller enabled (v2). Processes join

@@ -1,5 +1,6 @@
-"""Sections that compare backends: throughput against threads (000, Fig. 3–5), t-tests in
-002's Table 1 layout and its read/write bars.
+"""Sections that compare backends: throughput against threads (paper 000, Fig. 3–5),
+t-tests in the Table 1 layout of paper 002 and its read/write bars (both in
+docs/papers.md).
 
 What is compared is the backend, or with one backend the target (the default
 experiment's `lsm` and `btree`: `Experiment.compared_factor`). Cells are grouped by every
@@ -74,7 +75,7 @@ def _samples(reps: pd.DataFrame, cell_key: str, column: str) -> dict[int, float]
 
 
 def backend_tests_section(exp: Experiment) -> Section:
-    """t-tests of every backend (with one backend: target) against the baseline (002's
+    """t-tests of every backend (with one backend: target) against the baseline (paper 002's
     Table 1) and read/write bars."""
     section = Section("t-tests", "Backends compared: t-tests, reads and writes")
     done = exp.done()

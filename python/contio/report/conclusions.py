@@ -22,6 +22,7 @@ import math
 
 from contio.report.experiment import NO_CONTROLS, Experiment
 from contio.report.scaling_sections import MixResult, ScalingResult
+from contio.results.folder import RAW_DIR
 from contio.run.stopping import repetitions_for
 from contio.stats import (
     RelativeDifference,
@@ -145,8 +146,8 @@ def _missing_documents(exp: Experiment) -> list[str]:
         "the per-second time series, reads/writes per second and fault events of {which} "
         "are left out; the statistics (from index.sqlite) are complete"
     )
-    if not (exp.folder / "raw").is_dir():
-        return [f"raw/ is missing from {exp.folder}: " + left_out.format(which="every phase")]
+    if not (exp.folder / RAW_DIR).is_dir():
+        return [f"{RAW_DIR}/ is missing from {exp.folder}: " + left_out.format(which="every phase")]
     return [
         f"{len(missing)} of {len(paths)} run phases' engine documents are missing "
         f"(first: {missing[0]}): " + left_out.format(which="those phases")

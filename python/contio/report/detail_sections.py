@@ -1,6 +1,7 @@
 """Sections about single cells: stacked per-group throughput of isolation experiments
-(004, Fig. 2–4) and per-cell time series shown on demand, with the fault events the
-runner recorded for that repetition (a node stopped, restarted, healed) marked.
+(paper 004, Fig. 2–4; docs/papers.md) and per-cell time series shown on demand, with
+the fault events the runner recorded for that repetition (a node stopped, restarted,
+healed) marked.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def _isolation_rows(exp: Experiment, part: pd.DataFrame, ok: pd.DataFrame) -> tu
 
 def isolation_section(exp: Experiment) -> Section:
     """One bar per io_controls level, stacked by container (one block I/O group each):
-    MiB/s read + written for file workloads (004, Fig. 2–4), ops/s otherwise, with
+    MiB/s read + written for file workloads (paper 004, Fig. 2–4), ops/s otherwise, with
     each group's throttle limit or weight share marked."""
     section = Section("isolation", "Block I/O groups: bandwidth per group")
     done = exp.done()

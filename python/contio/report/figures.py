@@ -5,13 +5,16 @@ ones raise `FigureDataError` naming the chart and the columns. Names in the data
 (backends, applications, groups) are user input: matplotlib escapes them for XML,
 and `chart_style.label` keeps a `$` from starting math mode.
 
-- `throughput_vs_threads` — one line per backend with CI bands (000, Fig. 3–5);
+The papers are listed in docs/papers.md.
+
+- `throughput_vs_threads` — one line per backend with CI bands (paper 000, Fig. 3–5);
 - `scaling` — cumulative and per-container throughput against containers, CPU and
-  disk utilization beside, saturation point and valley marked (003, Fig. 3, 5–7);
-- `latency_vs_containers` — a latency percentile against containers (003, Fig. 4);
-- `mix_bars` — applications in heterogeneous mixes against standalone (003, Fig. 8–11);
-- `stacked_bandwidth` — per-group bandwidth stacked per case (004, Fig. 2–4);
-- `read_write_bars` — reads and writes per storage with error bars (002, Fig. 1–2);
+  disk utilization beside, saturation point and valley marked (paper 003, Fig. 3, 5–7);
+- `latency_vs_containers` — a latency percentile against containers (paper 003, Fig. 4);
+- `mix_bars` — applications in heterogeneous mixes against standalone (paper 003,
+  Fig. 8–11);
+- `stacked_bandwidth` — per-group bandwidth stacked per case (paper 004, Fig. 2–4);
+- `read_write_bars` — reads and writes per storage with error bars (paper 002, Fig. 1–2);
 - `time_series` — ops/s and p99 latency over time with events marked.
 """
 
@@ -258,7 +261,7 @@ def stacked_bandwidth(
     title: str = "",
     quantity: str = "aggregate bandwidth",
 ) -> str:
-    """Per-group bandwidth stacked into one bar per case (004's isolation experiments).
+    """Per-group bandwidth stacked into one bar per case (paper 004's isolation experiments).
 
     Columns: `case` (x axis, e.g. "throttle 10 MB/s"), `group` (VNode), `bandwidth`
     (`unit`); optional `target` (`unit`, NaN for none): what the group's control
@@ -315,7 +318,7 @@ def stacked_bandwidth(
 
 @black_and_white
 def read_write_bars(data: pd.DataFrame, unit: str = "operations/s", title: str = "") -> str:
-    """Mean reads and writes per storage option with ± one standard deviation (002).
+    """Mean reads and writes per storage option with ± one standard deviation (paper 002).
 
     Columns: `storage`, `operation` (e.g. read, write), `mean`, `std` (in `unit`).
     """

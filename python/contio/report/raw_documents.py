@@ -1,6 +1,7 @@
 """What the report reads from the engine's raw result documents beyond the index.
 
-- reads/s and writes/s per run phase (002 reports reads and writes apart), from the
+- reads/s and writes/s per run phase (paper 002, docs/papers.md, reports reads and writes
+  apart), from the
   per-second counts after the warm-up (as ops/s);
 - a cell's per-second time series (ops/s summed over its containers, p99 latency);
 - the fault events the runner recorded for a repetition (`events.json` beside its
@@ -19,12 +20,11 @@ import pandas as pd
 
 from contio.engine.result import read_result
 from contio.errors import ContioError
+from contio.results.folder import EVENTS_JSON
 from contio.results.steady_state import steady_window, type_count
 
 READ_TYPES = ("READ", "SCAN")
 WRITE_TYPES = ("UPDATE", "INSERT", "DELETE", "WRITE")
-EVENTS_FILE = "events.json"
-"""Written by the runner per repetition with events (`Runner._finish_faults`)."""
 MIN_PARTIAL_SECOND = 0.25
 
 
@@ -134,7 +134,7 @@ def repetition_events(folder: Path, phases: pd.DataFrame) -> list[tuple[float, s
     starts = [s for s in (_utc(t) for t in phases["started_at"]) if s is not None]
     placed = []
     for directory in sorted(directories):
-        for record in _read_records(directory / EVENTS_FILE):
+        for record in _read_records(directory / EVENTS_JSON):
             scheduled = _utc(record.get("schedule_started_at"))
             shift = (scheduled - min(starts)).total_seconds() if scheduled and starts else 0.0
             node = record.get("node", "?")

@@ -1,4 +1,5 @@
-"""Sections about the number of containers (003): scaling with saturation point and
+"""Sections about the number of containers (paper 003,
+docs/papers.md): scaling with saturation point and
 valley (Fig. 3, 5–7), p95 latency against containers (Fig. 4), and heterogeneous
 mixes against standalone with degradation and Jain's fairness (Fig. 8–11).
 

@@ -1,4 +1,5 @@
-"""t-test results as an HTML table in the layout of 002's Table 1.
+"""t-test results as an HTML table in the layout of Table 1 of paper 002
+(docs/papers.md).
 
 Columns: the experiment's kind (row groups such as "HDD, 1 container"), the
 operation, the comparison "A - B", the test (paired over n pairs, or Welch over

@@ -32,11 +32,18 @@ from typing import Any
 
 from contio.engine.result import EngineResult
 from contio.errors import ResultsFolderError
+from contio.results.index import ResultsIndex
 from contio.results.steady_state import steady_io_rates, steady_latency, steady_throughput
 
 REPETITIONS_CSV = "repetitions.csv"
 SUMMARY_CSV = "summary.csv"
 BACKENDS_JSON = "backends.json"
+RAW_DIR = "raw"
+"""The engine's documents and each repetition's other raw files (`ResultsFolder.phase_dir`)."""
+SERVERS_JSON = "servers.json"
+"""In a repetition's `phase_dir` when its load started database servers: what ran."""
+EVENTS_JSON = "events.json"
+"""In a repetition's `phase_dir` when the spec has fault events: what happened when."""
 
 
 @dataclass(frozen=True)
@@ -195,15 +202,21 @@ class ResultsFolder:
         """Create a new JSON file in the folder."""
         return self.write_text(relative, json.dumps(data, indent=2, default=str) + "\n")
 
-    def phase_files(
-        self, cell: str, session: int, repetition: int, phase: str, container: int
-    ) -> PhaseFiles:
-        """Paths for one container's phase output; the directory is created, the files are not.
+    def phase_dir(self, cell: str, session: int, repetition: int) -> Path:
+        """The directory of one repetition's raw files in one session (not created):
+        `raw/<cell>/s<session>-rep<r>`, the only place that layout is spelled out.
 
         The session (one per `contio run` or `--resume` on the folder) keeps a repetition
         redone after an interrupt from touching the interrupted one's files.
         """
-        directory = self.path / "raw" / cell / f"s{session}-rep{repetition}"
+        return self.path / RAW_DIR / cell / f"s{session}-rep{repetition}"
+
+    def phase_files(
+        self, cell: str, session: int, repetition: int, phase: str, container: int
+    ) -> PhaseFiles:
+        """Paths for one container's phase output (in `phase_dir`); the directory is
+        created, the files are not."""
+        directory = self.phase_dir(cell, session, repetition)
         directory.mkdir(parents=True, exist_ok=True)
         stem = directory / f"{phase}-c{container}"
         files = PhaseFiles(
@@ -353,8 +366,6 @@ def load(folder: Path | str) -> Any:
     phase's measurements (`steady_ops_per_sec`, `throughput_ops_per_sec`, latency, …).
     """
     import pandas as pd  # imported here: only analysis needs it
-
-    from contio.results.index import ResultsIndex
 
     index = ResultsIndex.open(Path(folder))
     try:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contio.backends.interface import DataLocation
+from contio.cells.executor import DataSession
 from contio.experiment.matrix import Cell, Member
 
 
@@ -35,9 +36,9 @@ class LoadedData:
     members: list[Member] = field(default_factory=list)
     """What loaded each location (the kinds' cleanup runs on release)."""
     runtime: str = "process"
-    session: Any = None
-    """The runtime's `contio.cells.executor.DataSession` (database servers on the data),
-    kept until the data is released."""
+    session: DataSession | None = None
+    """The runtime's hold on the data (database servers on it), kept until the data is
+    released."""
     disk: str | None = None
     """The kernel name of the disk holding the data, when one does (for the metrics)."""
 

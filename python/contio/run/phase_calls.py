@@ -13,6 +13,7 @@ from typing import Any
 
 from contio.backends.interface import DataLocation, HostPath
 from contio.backends.owner_lock import owned_temp_dir
+from contio.cells.bindings import EngineBinding, unreachable_binding
 from contio.cells.executor import CellExecutor, ContainerPhase
 from contio.engine.invocation import interpret_exit, run_engine
 from contio.engine.result import EngineResult, read_result
@@ -27,8 +28,9 @@ from contio.experiment.matrix import Cell, Member
 from contio.experiment.parts import IoControlSet, IoGroupControls
 from contio.experiment.spec import ExperimentSpec
 from contio.qos.io_groups import device_of
-from contio.results.folder import PhaseFiles, PhaseRecord, ResultsFolder
+from contio.results.folder import PhaseRecord
 from contio.run.loads import LoadedData
+from contio.run.phase_context import PhaseContext
 from contio.targets.engine_targets import engine_target_of
 from contio.workload.file_kinds import EngineCall
 from contio.workload.kinds import KINDS
@@ -52,21 +54,19 @@ def check_with_engine(spec: ExperimentSpec, cells: list[Cell]) -> None:
             if member.database:
                 # No server yet: the binding checks every property, then fails to
                 # connect to a closed port (exit 1), which is all this check needs.
-                from contio.cells.bindings import unreachable_binding
-
                 binding = unreachable_binding(member.target)
                 target, properties = binding.target, {**properties, **binding.properties}
             # The larger thread count of the cell's phases: the engine refuses a count it
             # cannot run, and starts no more threads than the check has operations.
             threads = max(member.threads, spec.load_thread_count)
             call = EngineCall(
-                target,
-                member.workload,
-                properties,
-                threads,
-                scratch / f"check-{n}.json",
-                data_dir,
-                scratch,
+                target=target,
+                workload=member.workload,
+                properties=properties,
+                threads=threads,
+                json_path=scratch / f"check-{n}.json",
+                data_dir=data_dir,
+                scratch=scratch,
             )
             try:
                 for args in KINDS[member.kind].check_calls(call):
@@ -98,20 +98,19 @@ def engine_properties(
 
 
 def container_phase(
-    spec: ExperimentSpec,
+    context: PhaseContext,
     position: int,
-    files: PhaseFiles,
     member: Member,
-    phase: str,
     location: DataLocation,
-    binding: Any | None,
+    binding: EngineBinding | None,
     executor: CellExecutor,
     barrier: bool,
     group: IoGroupControls | None,
     controls: IoControlSet | None,
 ) -> ContainerPhase:
-    """One container's engine invocation: on its own data at `location`, or against its
-    database server (`binding`, a `contio.cells.bindings.EngineBinding`)."""
+    """Container `position`'s engine invocation in `context`'s phase: on its own data at
+    `location`, or against its database server (`binding`)."""
+    spec, phase, files = context.spec, context.phase, context.files(position)
     data_dir = None if binding is not None else executor.engine_data_dir(location)
     properties = engine_properties(spec, member, data_dir, phase)
     target = member.target
@@ -125,7 +124,13 @@ def container_phase(
         properties["startbarrier.go"] = str(files.json.parent / f"{phase}.go")
     threads = member.threads if phase == "run" else spec.load_thread_count
     call = EngineCall(
-        target, member.workload, properties, threads, files.json, data_dir, files.json.parent
+        target=target,
+        workload=member.workload,
+        properties=properties,
+        threads=threads,
+        json_path=files.json,
+        data_dir=data_dir,
+        scratch=files.json.parent,
     )
     ycsb_file = member.workload.path if member.kind == "ycsb" else None
     return ContainerPhase(
@@ -143,17 +148,11 @@ def container_phase(
 
 
 def phase_containers(
-    spec: ExperimentSpec,
-    folder: ResultsFolder,
-    session: int,
-    cell: Cell,
-    repetition: int,
-    phase: str,
-    loaded: LoadedData,
-    executor: CellExecutor,
+    context: PhaseContext, loaded: LoadedData, executor: CellExecutor
 ) -> list[ContainerPhase]:
-    """Every container's invocation in one phase of `cell`, on the loaded data."""
-    controls = spec.controls_for(cell.level)
+    """Every container's invocation in `context`'s phase of its cell, on the loaded data."""
+    cell, phase = context.cell, context.phase
+    controls = context.spec.controls_for(cell.level)
     barrier = executor.barrier and phase == "run"
     containers = []
     for k in range(1, len(cell.members) + 1):
@@ -162,11 +161,9 @@ def phase_containers(
             group = controls.groups[k - 1]
         containers.append(
             container_phase(
-                spec,
+                context,
                 k,
-                folder.phase_files(cell.slug, session, repetition, phase, k),
                 cell.members[k - 1],
-                phase,
                 loaded.locations[k - 1],
                 loaded.session.bindings[k - 1] if loaded.session is not None else None,
                 executor,
@@ -179,12 +176,7 @@ def phase_containers(
 
 
 def phase_record(
-    spec: ExperimentSpec,
-    folder: ResultsFolder,
-    session: int,
-    cell: Cell,
-    repetition: int,
-    phase: str,
+    context: PhaseContext,
     container: ContainerPhase,
     member: Member,
     result: EngineResult,
@@ -194,15 +186,15 @@ def phase_record(
     """The results row of one container's phase, with its metrics columns."""
     record = PhaseRecord.from_result(
         result,
-        warmup_seconds=spec.warmup_seconds,
-        cell_key=cell.key,
-        cell_index=cell.index,
-        session=session,
-        repetition=repetition,
+        warmup_seconds=context.spec.warmup_seconds,
+        cell_key=context.cell.key,
+        cell_index=context.cell.index,
+        session=context.session,
+        repetition=context.repetition,
         container=container.container,
         workload=member.workload.name,
-        raw_json=folder.relative(container.json),
-        phase=phase,  # the runner's name: sysbench calls its load `prepare`
+        raw_json=context.folder.relative(container.json),
+        phase=context.phase,  # the runner's name: sysbench calls its load `prepare`
         io_control=json.dumps(applied[container.container], default=str)
         if container.container in applied
         else "",
@@ -247,9 +239,14 @@ def clean_up(loaded: LoadedData) -> None:
                 continue
             json_path = tmp / f"{n}.json"
             call = EngineCall(
-                member.target, member.workload, dict(member.properties), 1, json_path,
-                location.path, tmp,
-            )  # fmt: skip
+                target=member.target,
+                workload=member.workload,
+                properties=dict(member.properties),
+                threads=1,
+                json_path=json_path,
+                data_dir=location.path,
+                scratch=tmp,
+            )
             args = KINDS[member.kind].engine_args("cleanup", call)
             if args:
                 try:

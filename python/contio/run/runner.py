@@ -31,7 +31,7 @@ from pathlib import Path
 
 from contio.backends.interface import HostPath
 from contio.cells import RUNTIMES
-from contio.cells.executor import CellExecutor
+from contio.cells.executor import CellExecutor, RunContext
 from contio.containers.sweep import remove_experiment
 from contio.engine.invocation import engine_version, find_engine
 from contio.errors import (
@@ -49,7 +49,14 @@ from contio.gluster.faults import FaultSchedule
 from contio.host import describe_host
 from contio.qos.io_controls import IoController, process_controller
 from contio.qos.io_groups import backend_location, device_of
-from contio.results.folder import BACKENDS_JSON, SUMMARY_CSV, PhaseRecord, ResultsFolder
+from contio.results.folder import (
+    BACKENDS_JSON,
+    EVENTS_JSON,
+    SERVERS_JSON,
+    SUMMARY_CSV,
+    PhaseRecord,
+    ResultsFolder,
+)
 from contio.results.index import ResultsIndex
 from contio.results.summary import CellSummary, summarize, summary_rows
 from contio.run.backend_pool import BackendPool
@@ -65,6 +72,7 @@ from contio.run.phase_calls import (
     phase_record,
     place_data,
 )
+from contio.run.phase_context import PhaseContext
 from contio.run.progress import RunProgress
 from contio.run.stopping import wants_another
 from contio.samplers.phase import data_disk, phase_columns
@@ -93,15 +101,6 @@ def experiment_id(name: str) -> str:
 
 def _to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """What an executor of a run needs besides the spec (`for_run(spec, context)`)."""
-
-    experiment: str
-    """Labels every Docker resource of the run (the results folder and session)."""
-    docker: DockerSetup | None
 
 
 class Runner:
@@ -313,13 +312,12 @@ class Runner:
         while wants_another(self.spec.stop, self.spec.repetition_count, throughputs):
             repetition += 1
             progress.start_repetition(cell, repetition, throughputs)
+            context = PhaseContext(self.spec, folder, self._session, cell, repetition, "load")
             try:
-                loaded = self._ensure_load(engine, folder, index, cell, repetition, progress)
+                loaded = self._ensure_load(engine, context, index, progress)
                 if self.spec.drop_caches:
                     drop_page_cache()
-                records = self._phase(
-                    engine, folder, index, cell, repetition, "run", loaded, progress
-                )
+                records = self._phase(engine, context.at("run"), index, loaded, progress)
             except CellFailed as exc:
                 raise CellFailed(f"repetition {repetition}: {exc}") from exc
             if not cell.read_only:
@@ -327,14 +325,11 @@ class Runner:
             throughputs.append(sum(r.steady_ops_per_sec for r in records))
 
     def _ensure_load(
-        self,
-        engine: Path,
-        folder: ResultsFolder,
-        index: ResultsIndex,
-        cell: Cell,
-        repetition: int,
-        progress: RunProgress,
+        self, engine: Path, context: PhaseContext, index: ResultsIndex, progress: RunProgress
     ) -> LoadedData:
+        """The data `context`'s cell runs on: what is loaded when the load policy lets it
+        be reused, else a fresh load (`context`'s phase is the load)."""
+        cell = context.cell
         if not needs_load(self.spec.load.reuse, self._loaded, cell):
             assert self._loaded is not None
             return self._loaded
@@ -353,14 +348,11 @@ class Runner:
         )  # fmt: skip
         self._loaded = loaded  # released (with whatever servers start) on any failure
         if any(m.database for m in cell.members):
-            progress.start_phase(cell, repetition, "database servers")
+            progress.start_phase(cell, context.repetition, "database servers")
         loaded.session = executor.open_data(cell.members, locations)
         if loaded.session.description:
-            folder.write_json(
-                f"raw/{cell.slug}/s{self._session}-rep{repetition}/servers.json",
-                loaded.session.description,
-            )
-        self._phase(engine, folder, index, cell, repetition, "load", loaded, progress)
+            context.write_json(SERVERS_JSON, loaded.session.description)
+        self._phase(engine, context, index, loaded, progress)
         return loaded
 
     def _faults(self, cell: Cell) -> FaultSchedule | None:
@@ -375,19 +367,14 @@ class Runner:
         schedule.start()
         return schedule
 
-    def _finish_faults(
-        self, schedule: FaultSchedule, folder: ResultsFolder, cell: Cell, repetition: int
-    ) -> None:
+    def _finish_faults(self, schedule: FaultSchedule, context: PhaseContext) -> None:
         """Wait for restarts and heals (an interrupted run still restarts a stopped node);
-        the records go to `raw/<cell>/s<session>-rep<r>/events.json`."""
+        the records go to `events.json` in the repetition's raw directory."""
         schedule.cancel()  # events not yet begun when the phase ended are skipped
         try:
             schedule.join(timeout=max(e.heal_timeout for e in self.spec.events) + 120)
         finally:
-            folder.write_json(
-                f"raw/{cell.slug}/s{self._session}-rep{repetition}/events.json",
-                [r.as_dict() for r in schedule.records],
-            )
+            context.write_json(EVENTS_JSON, [r.as_dict() for r in schedule.records])
 
     def _release_data(self) -> None:
         """Stop the servers on the loaded data, run the kinds' cleanup, release the
@@ -408,22 +395,18 @@ class Runner:
     def _phase(
         self,
         engine: Path,
-        folder: ResultsFolder,
+        context: PhaseContext,
         index: ResultsIndex,
-        cell: Cell,
-        repetition: int,
-        phase: str,
         loaded: LoadedData,
         progress: RunProgress,
     ) -> list[PhaseRecord]:
-        """One phase of every container of `cell`, recorded; `CellFailed` when one fails
-        (the others' rows are kept)."""
-        progress.start_phase(cell, repetition, phase)
+        """`context`'s phase of every container of its cell, recorded; `CellFailed` when
+        one fails (the others' rows are kept)."""
+        cell, phase = context.cell, context.phase
+        progress.start_phase(cell, context.repetition, phase)
         executor = self._executor(cell.level["runtime"])
         barrier = executor.barrier and phase == "run"
-        containers = phase_containers(
-            self.spec, folder, self._session, cell, repetition, phase, loaded, executor
-        )
+        containers = phase_containers(context, loaded, executor)
         go_file = containers[0].json.parent / f"{phase}.go" if barrier else None
         metrics = containers[0].json.parent / f"{phase}-metrics.jsonl" if phase == "run" else None
         faults = self._faults(cell) if phase == "run" else None
@@ -434,7 +417,7 @@ class Runner:
             )  # fmt: skip
         finally:
             if faults is not None:
-                self._finish_faults(faults, folder, cell, repetition)
+                self._finish_faults(faults, context)
         sampled = phase_columns(metrics, len(containers), loaded.disk) if metrics else {}
         records, failure = [], None
         for container, member, code in zip(containers, cell.members, codes):
@@ -444,11 +427,11 @@ class Runner:
             if result is None:
                 continue
             record = phase_record(
-                self.spec, folder, self._session, cell, repetition, phase, container, member,
-                result, executor.applied, sampled.get(container.container, {}),
+                context, container, member, result, executor.applied,
+                sampled.get(container.container, {}),
             )  # fmt: skip
             index.add_phase(dataclasses.asdict(record))
-            folder.append_record(record)
+            context.folder.append_record(record)
             records.append(record)
             if record.status == "ok":
                 self.completed_phases += 1

@@ -1,10 +1,11 @@
-"""Statistics over repetitions, one idea per module.
+"""Statistics over repetitions, one idea per module (the papers: docs/papers.md).
 
 - `interval`: mean, standard deviation, Student t confidence interval;
-- `ttest`: Welch and paired t-tests in the layout of 002's Table 1;
-- `relative`: relative difference against a baseline with a Fieller interval (000);
-- `fairness`: degradation against standalone and Jain's index for mixes (003);
-- `saturation`, `valley`: where scaling stops adding throughput, and where it dips (003);
+- `ttest`: Welch and paired t-tests in the layout of paper 002's Table 1;
+- `relative`: relative difference against a baseline with a Fieller interval (paper 000);
+- `fairness`: degradation against standalone and Jain's index for mixes (paper 003);
+- `saturation`, `valley`: where scaling stops adding throughput, and where it dips
+  (paper 003);
 - `sentence`: any of these as a sentence for a report.
 """
 

@@ -1,11 +1,12 @@
 """Backend (or target) levels against a baseline, as the spec's `analysis` section asks.
 
 `analysis: {t_test: paired|welch, baseline: <backend level>}` (`contio.experiment.parts.
-AnalysisSpec`): with `paired`, repetition i of a backend is matched with repetition i
-of the baseline in the same group of cells (002's paired tests; only repetition
-numbers both have count, so an adaptive cell's extra repetitions are left out of the
-pairs); with `welch` every repetition of each side counts, as independent samples.
-The baseline is the named level, or the first backend of the spec when none is named.
+AnalysisSpec`): with `paired`, repetition i of a backend is matched with repetition i of
+the baseline in the same group of cells (the paired tests of paper 002, docs/papers.md;
+only repetition numbers both have count, so an adaptive cell's extra repetitions are left
+out of the pairs); with `welch` every repetition of each side counts, as independent
+samples. The baseline is the named level, or the first backend of the spec when none is
+named.
 
 With a single backend and two or more targets (the default experiment: the `lsm` and
 `btree` engines on one directory) the targets are compared instead, against the first

@@ -1,9 +1,9 @@
 """Degradation against standalone, and Jain's fairness index for mixes of applications.
 
-003 runs two applications side by side and compares each with its standalone
-(homogeneous) throughput: Cassandra drops from 60K to 50K ops/s ("around 16%"),
-MySQL from 18K to 9K TpmC ("around 50%") — an unfair mix. Degradation is
-1 − mixed / standalone, with the Fieller interval of `contio.stats.relative`.
+Paper 003 (docs/papers.md) runs two applications side by side and compares each with its
+standalone (homogeneous) throughput: Cassandra drops from 60K to 50K ops/s ("around 16%"),
+MySQL from 18K to 9K TpmC ("around 50%") — an unfair mix. Degradation is 1 − mixed /
+standalone, with the Fieller interval of `contio.stats.relative`.
 
 Fairness is Jain's index (Jain, Chiu and Hawe, DEC-TR-301, 1984) over each
 application's throughput normalised by its standalone throughput:

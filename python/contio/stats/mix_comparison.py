@@ -1,4 +1,6 @@
-"""Heterogeneous mixes against standalone: each member's degradation, and Jain's index (003).
+"""Heterogeneous mixes against standalone: each member's degradation, and Jain's index.
+
+The mixes of paper 003 (docs/papers.md).
 
 A mix cell runs several applications side by side (`mixes:` in the spec); container k
 of a cell with `containers` = c per application belongs to member (k − 1) // c of the

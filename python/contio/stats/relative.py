@@ -1,7 +1,7 @@
 """Relative difference of a level against a named baseline, with a Fieller interval.
 
-000 states its results as "7% better" and "56% better than local storage": the
-ratio of two mean throughputs minus one. The interval here is Fieller's for a
+Paper 000 (docs/papers.md) states its results as "7% better" and "56% better than local
+storage": the ratio of two mean throughputs minus one. The interval here is Fieller's for a
 ratio of two independent means, in its unequal-variance (Welch) form:
 
     the set of ratios R for which Welch's t-test of "mean(level) = R · mean(baseline)"
@@ -35,7 +35,7 @@ Two cases say what the data cannot tell, instead of printing impossible bounds:
 
 Repetitions of the two levels are treated as independent samples (different runs).
 `paired_relative_difference` is the matched-pairs form (repetition i of the level
-against repetition i of the baseline, as 002's paired tests): the set of R for which
+against repetition i of the baseline, as paper 002's paired tests): the set of R for which
 the paired t-test of a_i − R·b_i does not reject, in closed form from the quadratic
 (ā − R·b̄)² = (q²/n)·(s_a² − 2R·s_ab + R²·s_b²), q the Student t quantile with n − 1
 degrees of freedom; its bounds are where `scipy.stats.ttest_rel(level, R * baseline)`
@@ -301,7 +301,7 @@ def against_baseline(
     confidence: float = 0.95,
     paired: bool = False,
 ) -> dict[str, RelativeDifference]:
-    """Every other level against the named `baseline` level (000: each backend against local).
+    """Every other level against the named `baseline` level (paper 000: backends against local).
 
     `samples` maps a level name to its repetitions (with `paired`, in matching order and
     equal numbers). Raises `StatisticsInputError` listing the level names when

@@ -1,8 +1,8 @@
 """Saturation point: the count of containers (or threads) past which throughput stops growing.
 
-003 (Fig. 3 and 5) adds containers until cumulative throughput stops increasing —
-MySQL keeps growing as CPU use grows, Cassandra writes flatten at six containers when
-the CPU saturates. The criterion here, stated over confidence intervals:
+Paper 003 (docs/papers.md), Fig. 3 and 5, adds containers until cumulative throughput
+stops increasing — MySQL keeps growing as CPU use grows, Cassandra writes flatten at six
+containers when the CPU saturates. The criterion here, stated over confidence intervals:
 
     The saturation point is the smallest level k such that no larger level j is
     shown to add at least `min_gain` over k, i.e. for every j > k the lower bound of

@@ -1,6 +1,7 @@
-"""Welch and paired t-tests, reported the way 002's Table 1 reports them.
+"""Welch and paired t-tests, reported the way Table 1 of paper 002 reports
+them (docs/papers.md).
 
-Table 1 of Schaefer et al. (002) gives, per comparison "A - B": the mean
+Table 1 of Schaefer et al. (paper 002) gives, per comparison "A - B": the mean
 difference, its standard deviation, t and the two-sided significance. Its numbers
 fit a paired test over n = 30 runs (n = 300 with ten containers): t = d̄ / (s_d / √n).
 
@@ -60,11 +61,11 @@ class TTestResult:
         return f"{self.label_a} - {self.label_b}"
 
     def significant(self, alpha: float = 0.05) -> bool:
-        """Whether p < alpha (002 uses 0.05)."""
+        """Whether p < alpha (paper 002 uses 0.05)."""
         return self.p < alpha
 
     def table_row(self, digits: int = 3) -> dict[str, str]:
-        """One row in the layout of 002's Table 1: comparison, mean, std. dev., t, sig."""
+        """One row in the layout of paper 002's Table 1: comparison, mean, std. dev., t, sig."""
         return {
             "comparison": self.comparison,
             "mean": f"{self.mean_difference:.{digits}f}",

@@ -1,9 +1,9 @@
 """Throughput valley: throughput that falls as containers are added, then climbs again.
 
-003 (Fig. 6 and 7) finds it for read-intensive containers: while every container's
-data fit in the page cache, reads are served from memory; past three containers they
-no longer fit, throughput falls (the valley at four), and then grows again towards
-the disk's rated bandwidth as more containers keep the disk busy.
+Paper 003 (docs/papers.md), Fig. 6 and 7, finds it for read-intensive containers:
+while every container's data fit in the page cache, reads are served from memory; past
+three containers they no longer fit, throughput falls (the valley at four), and then
+grows again towards the disk's rated bandwidth as more containers keep the disk busy.
 
 The criterion, over confidence intervals (`contio.stats.relative`):
 

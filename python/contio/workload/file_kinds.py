@@ -22,6 +22,7 @@ becomes `--time` / `time_based` + `runtime`; its operation count becomes `--even
 from __future__ import annotations
 
 import configparser
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +45,7 @@ FIO_DATASET = (
 FIO_TIME_KEYS = ("time_based", "runtime", "ramp_time")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EngineCall:
     """What one container's engine invocation needs, whatever the kind."""
 
@@ -203,7 +204,7 @@ class FioKind:
         props = {**call.properties, "fio.size": block, "fio.offset_increment": block}
         props.pop("maxexecutiontime", None)
         props.pop("operationcount", None)
-        small = EngineCall(**{**call.__dict__, "properties": props})
+        small = dataclasses.replace(call, properties=props)
         return [self.engine_args("load", small)]
 
     def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:

@@ -7,6 +7,7 @@ others. One `WorkloadKind` each; the runner only calls this interface.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +78,7 @@ class YcsbKind:
         one = _at_most_one_record(merged)
         if one is not None:
             props["insertcount"] = one
-        return [self.engine_args("load", EngineCall(**{**call.__dict__, "properties": props}))]
+        return [self.engine_args("load", dataclasses.replace(call, properties=props))]
 
     def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
         assert workload.path is not None
