@@ -17,6 +17,7 @@ process out of its memory cgroup would take it out from under whoever set that o
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from pathlib import Path
 
@@ -108,10 +109,8 @@ class PeerCgroup:
     def remove(self) -> None:
         """Remove the peer directories (their processes must have exited)."""
         for _, peer in self.dirs.values():
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 peer.rmdir()
-            except FileNotFoundError:
-                pass
 
     def __enter__(self) -> PeerCgroup:  # noqa: PYI034 (Self needs Python 3.11)
         self.create()

@@ -11,6 +11,7 @@ program, so its floor is about 1 MB. Without it, `os.wait4`'s figure is used and
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
@@ -132,10 +133,8 @@ def _kill_and_reap(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         return
-    try:
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
 
 
 def run_checked(

@@ -72,7 +72,7 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         """A plain dictionary for the results file."""
         data = asdict(self)
-        for row, out in zip(self.rows, data["rows"]):
+        for row, out in zip(self.rows, data["rows"], strict=True):
             out["ratio"] = row.ratio
         return data
 

@@ -84,7 +84,7 @@ def test_bad_options_name_the_option(options, option, hint):
 
 def test_missing_directory_is_rejected_before_anything_is_made(tmp_path, no_leaks):
     backend = registry.create("local", {"mode": "directory", "path": str(tmp_path / "nope")})
-    with pytest.raises(BackendOptionError, match="'path'.*not an existing directory"):
+    with pytest.raises(BackendOptionError, match=r"'path'.*not an existing directory"):
         backend.prepare()
     assert list(tmp_path.iterdir()) == []
 

@@ -35,7 +35,7 @@ def test_explicit_counts_must_add_up():
 
 
 def test_unknown_target_is_refused_with_the_known_ones():
-    with pytest.raises(UsageError, match="known: .*redis"):
+    with pytest.raises(UsageError, match=r"known: .*redis"):
         plan_instances(["mongo"], 2)
 
 

@@ -53,7 +53,7 @@ def test_packaged_script_is_the_one_ensure_engine_runs():
 
 def test_unreachable_engine_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-such-docker.sock")
-    with pytest.raises(RuntimeUnavailableError, match="the engine DOCKER_HOST names .* does not"):
+    with pytest.raises(RuntimeUnavailableError, match=r"the engine DOCKER_HOST names .* does not"):
         connect()
     assert not engine_reachable()
     # Without permission to start one, ensure_engine says so instead of starting dockerd.

@@ -66,7 +66,7 @@ def test_process_group_holds_its_processes_and_is_removed(v1_root, group_name):
 
 @pytest.mark.parametrize("bad", ["../escape", "a/b", "", "-x", "x" * 65])
 def test_group_names_are_validated(bad):
-    with pytest.raises(QosConfigError, match="^name: .* allowed: letters, digits"):
+    with pytest.raises(QosConfigError, match=r"^name: .* allowed: letters, digits"):
         ProcessGroup.create(bad)
 
 

@@ -38,7 +38,7 @@ def test_file_on_a_mounted_file_system_resolves_to_the_loop_device(loop_disk, tm
 
 
 def test_paths_off_local_disks_are_refused_with_the_reason(tmp_path: Path):
-    with pytest.raises(QosError, match="proc .* not a local block device"):
+    with pytest.raises(QosError, match=r"proc .* not a local block device"):
         resolve("/proc/self/status")
     with pytest.raises(QosError, match="does not exist"):
         resolve(tmp_path / "missing")

@@ -51,7 +51,7 @@ def test_unknown_controls_and_bad_weights_are_refused_with_the_allowed_values():
         IoLimits.parse({"weight": 0}, "blkio")
     with pytest.raises(QosConfigError, match=r"^weight: must be an integer 1–1000"):
         IoLimits(weight="heavy")  # type: ignore[arg-type]
-    with pytest.raises(QosConfigError, match="^read_iops: must be at least 1"):
+    with pytest.raises(QosConfigError, match=r"^read_iops: must be at least 1"):
         IoLimits(read_iops=0)
 
 
@@ -73,9 +73,9 @@ def test_priorities_outside_1_to_100_are_refused(bad):
 
 
 def test_bandwidth_and_tenants_are_required():
-    with pytest.raises(QosConfigError, match="^bandwidth: must be a positive number"):
+    with pytest.raises(QosConfigError, match=r"^bandwidth: must be a positive number"):
         priority_throttles(0, {"a": 1})
-    with pytest.raises(QosConfigError, match="^priorities: needs at least one tenant"):
+    with pytest.raises(QosConfigError, match=r"^priorities: needs at least one tenant"):
         priority_throttles(100, {})
 
 
@@ -84,5 +84,5 @@ def test_priority_limits_are_io_limits_per_tenant():
     assert limits["a"] == IoLimits(read_bps=40_000_000, write_bps=40_000_000)
     assert limits["b"] == IoLimits(read_bps=80_000_000, write_bps=80_000_000)
     assert priority_limits(100, {"x": 1}, directions=("read",))["x"] == IoLimits(read_bps=100)
-    with pytest.raises(QosConfigError, match="^directions: must be 'read' and/or 'write'"):
+    with pytest.raises(QosConfigError, match=r"^directions: must be 'read' and/or 'write'"):
         priority_limits(100, {"x": 1}, directions=("sideways",))

@@ -46,7 +46,9 @@ def test_the_ycsb_text_summary_of_every_phase_stays_available(tmp_path):
     folder = results_folder("backends", tmp_path)
     assert contio("export", folder, "--format", "csv").returncode == 0
     frame = pd.read_csv(folder / "runs.csv")
-    for text_path, throughput in zip(frame["ycsb_text"], frame["throughput_ops_per_sec"]):
+    for text_path, throughput in zip(
+        frame["ycsb_text"], frame["throughput_ops_per_sec"], strict=True
+    ):
         summary = parse_ycsb_text((folder / text_path).read_text())
         assert summary.throughput_ops_per_sec == pytest.approx(throughput, rel=1e-3)
 

@@ -187,7 +187,7 @@ def test_missing_columns_and_empty_frames_are_named():
         "throughput_vs_threads: missing column(s) mean, ci_low, ci_high; "
         "needs: backend, threads, mean, ci_low, ci_high"
     )
-    with pytest.raises(FigureDataError, match="^time_series: no rows to plot"):
+    with pytest.raises(FigureDataError, match=r"^time_series: no rows to plot"):
         figures.time_series(pd.DataFrame(columns=["second", "ops_per_s", "p99_ms"]))
 
 

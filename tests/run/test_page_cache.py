@@ -17,5 +17,5 @@ def test_writes_3_to_the_control_file(tmp_path):
 
 
 def test_a_refused_write_is_a_usage_error_naming_the_fix(tmp_path):
-    with pytest.raises(UsageError, match="drop_caches: cannot write .* set drop_caches: false"):
+    with pytest.raises(UsageError, match=r"drop_caches: cannot write .* set drop_caches: false"):
         drop_page_cache(tmp_path)  # a directory cannot be written like the control file

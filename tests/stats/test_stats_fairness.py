@@ -57,9 +57,9 @@ def test_mix_fairness_ranks_the_unfair_mix_below_the_fair_one():
 
 
 def test_bad_input_names_the_argument():
-    with pytest.raises(StatisticsInputError, match="^values: allocations must be finite"):
+    with pytest.raises(StatisticsInputError, match=r"^values: allocations must be finite"):
         jain_index([1.0, -1.0])
-    with pytest.raises(StatisticsInputError, match="^values: all allocations are 0"):
+    with pytest.raises(StatisticsInputError, match=r"^values: all allocations are 0"):
         jain_index([0.0, 0.0])
-    with pytest.raises(StatisticsInputError, match="^applications: a mix needs at least two"):
+    with pytest.raises(StatisticsInputError, match=r"^applications: a mix needs at least two"):
         mix_fairness({"MySQL": (MYSQL_MIXED, MYSQL_ALONE)})

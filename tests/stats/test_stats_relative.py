@@ -127,13 +127,13 @@ def test_no_interval_reaches_below_minus_100_percent(paired):
 
 
 def test_bad_input_names_the_argument():
-    with pytest.raises(StatisticsInputError, match="^local: has mean 0"):
+    with pytest.raises(StatisticsInputError, match=r"^local: has mean 0"):
         relative_difference([1.0, 2.0], [0.0, 0.0], baseline_name="local")
-    with pytest.raises(StatisticsInputError, match="^dispersed: needs at least one value"):
+    with pytest.raises(StatisticsInputError, match=r"^dispersed: needs at least one value"):
         relative_difference([], [1.0], level_name="dispersed")
-    with pytest.raises(StatisticsInputError, match="^confidence"):
+    with pytest.raises(StatisticsInputError, match=r"^confidence"):
         relative_difference([1.0], [1.0], confidence=1.5)
-    with pytest.raises(StatisticsInputError, match="^local: contains negative values"):
+    with pytest.raises(StatisticsInputError, match=r"^local: contains negative values"):
         relative_difference([1.0, 2.0], [3.0, -1.0], baseline_name="local")
 
 
@@ -147,7 +147,9 @@ def test_every_level_against_a_named_baseline():
         HYPERCONVERGED, LOCAL, "hyperconverged", "local"
     )
     assert found["dispersed"].estimate < 0 and found["dispersed"].baseline == "local"
-    with pytest.raises(StatisticsInputError, match="^baseline: 'nfs' is not a level; levels: a, b"):
+    with pytest.raises(
+        StatisticsInputError, match=r"^baseline: 'nfs' is not a level; levels: a, b"
+    ):
         against_baseline({"a": [1.0], "b": [2.0]}, baseline="nfs")
 
 

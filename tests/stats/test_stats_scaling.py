@@ -90,13 +90,13 @@ def test_levels_are_sorted_before_analysis():
 
 
 def test_bad_input_names_the_argument():
-    with pytest.raises(StatisticsInputError, match="^samples: needs one list"):
+    with pytest.raises(StatisticsInputError, match=r"^samples: needs one list"):
         saturation_point([1, 2, 3], [[1.0], [2.0]])
-    with pytest.raises(StatisticsInputError, match="^levels: a scaling analysis needs"):
+    with pytest.raises(StatisticsInputError, match=r"^levels: a scaling analysis needs"):
         find_valley([1], [[1.0]])
-    with pytest.raises(StatisticsInputError, match="^levels: levels must be distinct"):
+    with pytest.raises(StatisticsInputError, match=r"^levels: levels must be distinct"):
         find_valley([1, 1], [[1.0], [2.0]])
-    with pytest.raises(StatisticsInputError, match="^samples: level 2 has no repetitions"):
+    with pytest.raises(StatisticsInputError, match=r"^samples: level 2 has no repetitions"):
         saturation_point([1, 2], [[1.0], []])
-    with pytest.raises(StatisticsInputError, match="^min_gain"):
+    with pytest.raises(StatisticsInputError, match=r"^min_gain"):
         saturation_point([1, 2], [[1.0], [2.0]], min_gain=5)

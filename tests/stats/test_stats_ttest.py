@@ -101,11 +101,11 @@ def test_identical_constant_samples_have_no_test():
 
 
 def test_bad_input_names_the_argument():
-    with pytest.raises(StatisticsInputError, match="^b: a paired test needs as many values"):
+    with pytest.raises(StatisticsInputError, match=r"^b: a paired test needs as many values"):
         paired_t_test([1.0, 2.0, 3.0], [1.0, 2.0])
-    with pytest.raises(StatisticsInputError, match="^a: needs at least 2 values"):
+    with pytest.raises(StatisticsInputError, match=r"^a: needs at least 2 values"):
         welch_t_test([1.0], [1.0, 2.0])
-    with pytest.raises(StatisticsInputError, match="^b: contains NaN"):
+    with pytest.raises(StatisticsInputError, match=r"^b: contains NaN"):
         welch_t_test([1.0, 2.0], [1.0, math.nan])
-    with pytest.raises(StatisticsInputError, match="^confidence"):
+    with pytest.raises(StatisticsInputError, match=r"^confidence"):
         welch_t_test([1.0, 2.0], [1.0, 2.0], confidence=95)

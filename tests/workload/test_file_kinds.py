@@ -96,10 +96,10 @@ def test_fio_loads_with_writes_and_runs_the_job_with_the_stop_rule(tmp_path):
     load = kind.render("load", engine_call)
     assert "runtime" not in load and load.count("rw=write") == 2 and "randread" not in load
     assert kind.engine_args("run", engine_call)[-3:] == ["-s", "-json", str(engine_call.json_path)]
-    with pytest.raises(FileWorkloadError, match="stop.operations"):
+    with pytest.raises(FileWorkloadError, match=r"stop.operations"):
         kind.render("run", call(spec, tmp_path, tmp_path / "d", {"operationcount": "100"}))
     # The engine check before anything runs refuses it too (exit 2 naming the cell).
-    with pytest.raises(FileWorkloadError, match="stop.operations"):
+    with pytest.raises(FileWorkloadError, match=r"stop.operations"):
         kind.check_calls(call(spec, tmp_path, tmp_path / "d", {"operationcount": "100"}))
 
 

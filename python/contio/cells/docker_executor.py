@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -227,10 +228,8 @@ class DockerCellExecutor:
         """Forward `signum` (their init passes it on), give the engines the grace period to
         write their results, then kill what is left."""
         for container in containers:
-            try:
+            with contextlib.suppress(docker.errors.APIError):  # already exited
                 container.kill(signal=int(signum))
-            except docker.errors.APIError:
-                pass  # already exited
         deadline = time.monotonic() + self.stop_grace_seconds
         while time.monotonic() < deadline and any(exit_code(c) is None for c in containers):
             time.sleep(0.1)
@@ -342,7 +341,5 @@ def _keep_logs(c: ContainerPhase, container: Container) -> None:
 
 
 def _remove(container: Container) -> None:
-    try:
+    with contextlib.suppress(docker.errors.NotFound):
         container.remove(force=True, v=True)
-    except docker.errors.NotFound:
-        pass

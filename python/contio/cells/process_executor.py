@@ -20,7 +20,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +120,7 @@ class ProcessCellExecutor:
             if metrics is not None:
                 readers = {
                     client_source(c.container): ProcessCounters(child.pid)
-                    for c, child in zip(containers, children)
+                    for c, child in zip(containers, children, strict=True)
                 }
                 sampler = Sampler({}, metrics, readers=readers)
                 sampler.start()
@@ -152,10 +152,8 @@ class ProcessCellExecutor:
             # Wait on a running child rather than sleeping: the phase ends as soon as
             # its last child exits (a fixed sleep added up to POLL_SECONDS to every
             # phase, half the time of a short repetition).
-            try:
+            with suppress(subprocess.TimeoutExpired):
                 running[-1].wait(timeout=POLL_SECONDS)
-            except subprocess.TimeoutExpired:
-                pass
         return [child.returncode for child in children]
 
     def _stop(self, children: list[subprocess.Popen[bytes]], signum: int) -> None:
@@ -208,8 +206,6 @@ def _kill(child: subprocess.Popen[bytes]) -> None:
     """Kill the child's whole session (it leads its own process group) and reap it."""
     # Until reaped, the pid (and the group it leads) cannot have been reused.
     if child.poll() is None:
-        try:
+        with suppress(ProcessLookupError, PermissionError):
             os.killpg(child.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
     child.wait()

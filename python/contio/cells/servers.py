@@ -7,6 +7,7 @@ The Docker cell executor (`contio.cells.docker_executor`) starts its servers her
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,7 +147,5 @@ def check_servers(servers: Sequence[Server], when: str) -> None:
 def remove_servers(servers: Sequence[Server]) -> None:
     """Remove the servers' containers (their data stays with the backend)."""
     for server in reversed(servers):
-        try:
+        with contextlib.suppress(docker.errors.NotFound):
             server.container.remove(force=True, v=True)
-        except docker.errors.NotFound:
-            pass

@@ -13,6 +13,7 @@ writes scratch files, a private bridge network, ports published on 127.0.0.1 onl
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from dataclasses import dataclass, field
@@ -138,10 +139,8 @@ class DockerRuntime:
 
     def remove_volume(self, name: str) -> None:
         """Remove a volume of this experiment now (teardown would remove it later)."""
-        try:
+        with contextlib.suppress(docker.errors.NotFound):
             self.client.volumes.get(name).remove(force=True)
-        except docker.errors.NotFound:
-            pass
 
     def run(self, spec: ContainerSpec) -> Container:
         """Start a container from `spec`, detached, on the experiment's network."""

@@ -8,6 +8,7 @@ outlives `run`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -73,8 +74,6 @@ def _kill(child: subprocess.Popen[bytes]) -> None:
     """Kill the child's whole session (it leads its own process group) and reap it."""
     # Until reaped, the pid (and the group it leads) cannot have been reused.
     if child.poll() is None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
     child.wait()

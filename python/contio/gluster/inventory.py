@@ -139,6 +139,8 @@ class SshCluster:
             "inventory": str(self.path),
             "nodes": [
                 {"node": i, "host": n.ssh_target, "address": n.address, "bricks": b.bricks}
-                for i, (n, b) in enumerate(zip(self._nodes, self.inventory.nodes), start=1)
+                for i, (n, b) in enumerate(
+                    zip(self._nodes, self.inventory.nodes, strict=True), start=1
+                )
             ],
         }

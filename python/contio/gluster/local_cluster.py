@@ -13,6 +13,7 @@ crash of `up`.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import shutil
@@ -259,10 +260,8 @@ class LocalCluster:
         deadline = time.monotonic() + START_TIMEOUT
         while pids := netns_pids(netns):
             for pid in pids:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             if time.monotonic() > deadline:
                 raise ClusterError(f"node {number}: processes {pids} survive SIGKILL")
             time.sleep(0.05)

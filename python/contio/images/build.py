@@ -29,9 +29,9 @@ def _with_dependencies(names: Iterable[str]) -> list[str]:
         if name in ordered:
             return
         if name in path:
-            raise ValueError(f"image recipes depend on each other in a cycle: {path + (name,)}")
+            raise ValueError(f"image recipes depend on each other in a cycle: {(*path, name)}")
         for parent in registry.recipe(name).depends:
-            visit(parent, path + (name,))
+            visit(parent, (*path, name))
         ordered.append(name)
 
     for name in names:

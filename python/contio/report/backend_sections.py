@@ -71,7 +71,11 @@ OPERATIONS = (
 def _samples(reps: pd.DataFrame, cell_key: str, column: str) -> dict[int, float]:
     """Per repetition number, the cell's value of `column` (NaN left out)."""
     mine = reps[reps["cell_key"] == cell_key]
-    return {int(r): float(v) for r, v in zip(mine["repetition"], mine[column]) if not math.isnan(v)}
+    return {
+        int(r): float(v)
+        for r, v in zip(mine["repetition"], mine[column], strict=True)
+        if not math.isnan(v)
+    }
 
 
 def backend_tests_section(exp: Experiment) -> Section:
@@ -91,7 +95,7 @@ def backend_tests_section(exp: Experiment) -> Section:
     for levels, part in groups(done, others):
         experiment = group_label(levels, others)
         backends = list(dict.fromkeys(part[factor].astype(str)))
-        keys = dict(zip(part[factor].astype(str), part["cell_key"]))
+        keys = dict(zip(part[factor].astype(str), part["cell_key"], strict=True))
         bar_rows = []
         for backend in backends:
             for name, column in OPERATIONS[1:]:

@@ -107,7 +107,7 @@ def comparison_text(result: Comparison) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
     lines = [f"A: {result.name_a}", f"B: {result.name_b}", ""]
     for row in rows:
-        lines.append("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
+        lines.append("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
     lines.append("")
     lines.append(
         f"{len(result.cells)} common cells; {len(result.only_a)} only in A, "

@@ -47,7 +47,7 @@ def _compared_cells(exp: Experiment) -> list[ComparedCell]:
     return [
         ComparedCell(
             {f: row[f] for f in exp.factors if f in row},
-            dict(zip(row["sample_repetitions"], row["samples"])),
+            dict(zip(row["sample_repetitions"], row["samples"], strict=True)),
         )
         for _, row in exp.done().iterrows()
     ]

@@ -196,7 +196,7 @@ def groups(table: pd.DataFrame, by: list[str]) -> list[tuple[dict[str, Any], pd.
     found = []
     for key in keys:
         mask = pd.Series(True, index=table.index)
-        for factor, value in zip(by, key):
+        for factor, value in zip(by, key, strict=True):
             mask &= table[factor].astype(str) == value
         part = table[mask]
         found.append(({f: part.iloc[0][f] for f in by}, part))

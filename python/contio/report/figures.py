@@ -70,7 +70,7 @@ def throughput_vs_threads(
     _require(data, ["backend", x_column, "mean", "ci_low", "ci_high"], "throughput_vs_threads")
     fig, (ax,) = new_figure()
     backends = _categories(data["backend"])
-    for name, style in zip(backends, series_styles(len(backends))):
+    for name, style in zip(backends, series_styles(len(backends)), strict=True):
         rows = data[data["backend"] == name].sort_values(x_column)
         ax.plot(rows[x_column], rows["mean"], label=label(name), **style.line_kwargs())
         ax.fill_between(
@@ -161,7 +161,7 @@ def latency_vs_containers(data: pd.DataFrame, percentile: str = "p95", title: st
     _require(data, ["series", "containers", "latency_ms"], "latency_vs_containers")
     fig, (ax,) = new_figure()
     names = _categories(data["series"])
-    for name, style in zip(names, series_styles(len(names))):
+    for name, style in zip(names, series_styles(len(names)), strict=True):
         rows = data[data["series"] == name].sort_values("containers")
         ax.plot(rows["containers"], rows["latency_ms"], label=label(name), **style.line_kwargs())
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -200,7 +200,7 @@ def mix_bars(data: pd.DataFrame, jain: dict[str, float] | None = None, title: st
     mixes, apps = _categories(data["mix"]), _categories(data["application"])
     offsets, width = _grouped_offsets(len(apps))
     fig, (ax,) = new_figure()
-    for app, style, offset in zip(apps, series_styles(len(apps)), offsets):
+    for app, style, offset in zip(apps, series_styles(len(apps)), offsets, strict=True):
         rows = data[data["application"] == app].set_index("mix").reindex(mixes)
         share = 100 * rows["mean"] / rows["standalone_mean"]
         err = [share - 100 * rows["ci_low"] / rows["standalone_mean"],
@@ -246,7 +246,7 @@ def _targets_by_case(
             if "target_label" in data
             else [""] * len(cases)
         )
-        for i, (target, text) in enumerate(zip(targets, texts)):
+        for i, (target, text) in enumerate(zip(targets, texts, strict=True)):
             if not math.isnan(target):
                 found[i].append((bottom[i] + target, str(text)))
         bottom += values
@@ -275,7 +275,7 @@ def stacked_bandwidth(
     cases, groups = _categories(data["case"]), _categories(data["group"])
     fig, (ax,) = new_figure()
     bottom = np.zeros(len(cases))
-    for group, style in zip(groups, series_styles(len(groups))):
+    for group, style in zip(groups, series_styles(len(groups)), strict=True):
         rows = data[data["group"] == group].groupby("case", sort=False)
         values = rows["bandwidth"].sum().reindex(cases).fillna(0).to_numpy(dtype=float)
         ax.bar(np.arange(len(cases)), values, 0.6, bottom=bottom, label=label(group),
@@ -326,7 +326,7 @@ def read_write_bars(data: pd.DataFrame, unit: str = "operations/s", title: str =
     operations, storages = _categories(data["operation"]), _categories(data["storage"])
     offsets, width = _grouped_offsets(len(storages))
     fig, (ax,) = new_figure()
-    for storage, style, offset in zip(storages, series_styles(len(storages)), offsets):
+    for storage, style, offset in zip(storages, series_styles(len(storages)), offsets, strict=True):
         rows = data[data["storage"] == storage].set_index("operation").reindex(operations)
         ax.bar(np.arange(len(operations)) + offset, rows["mean"], width, yerr=rows["std"],
                capsize=3, label=label(storage), error_kw=ERROR_BARS,

@@ -37,7 +37,7 @@ def operation_rates(folder: Path, runs: pd.DataFrame) -> pd.DataFrame:
     """
     reads, writes = [], []
     skipped = runs["warmup_excluded_s"] if "warmup_excluded_s" in runs else [0.0] * len(runs)
-    for raw, warmup in zip(runs["raw_json"], skipped):
+    for raw, warmup in zip(runs["raw_json"], skipped, strict=True):
         try:
             doc = read_result(folder / raw)
         except ContioError:

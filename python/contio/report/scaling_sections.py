@@ -104,7 +104,7 @@ def latency_section(exp: Experiment, results: list[ScalingResult]) -> Section:
     rows = [
         {"series": r.title, "containers": float(c), "latency_ms": p95}
         for r in results
-        for c, p95 in zip(r.cells["containers"], r.cells["p95_ms"])
+        for c, p95 in zip(r.cells["containers"], r.cells["p95_ms"], strict=True)
     ]
     if rows:
         data = pd.DataFrame(rows).dropna()

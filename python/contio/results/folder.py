@@ -335,7 +335,8 @@ def _same_phases(
     if found and list(found[0]) != fields:
         return False  # another header (an older contio): rewrite with today's columns
     return all(
-        all(str(row[k]) == str(phase[k]) for k in _IDENTITY) for row, phase in zip(found, phases)
+        all(str(row[k]) == str(phase[k]) for k in _IDENTITY)
+        for row, phase in zip(found, phases, strict=True)
     )
 
 

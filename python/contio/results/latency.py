@@ -57,7 +57,9 @@ def phase_latency(result: EngineResult, percentiles: Sequence[float] = (95, 99))
         if histogram is None:
             return _upper_bound(result, percentiles, keys)
         merged.add(histogram)
-    values = {k: float(merged.get_value_at_percentile(p)) for k, p in zip(keys, percentiles)}
+    values = {
+        k: float(merged.get_value_at_percentile(p)) for k, p in zip(keys, percentiles, strict=True)
+    }
     return PhaseLatency(values, MERGED)
 
 
@@ -65,7 +67,7 @@ def _upper_bound(
     result: EngineResult, percentiles: Sequence[float], keys: list[str]
 ) -> PhaseLatency:
     values: dict[str, float] = {}
-    for key, p in zip(keys, percentiles):
+    for key, p in zip(keys, percentiles, strict=True):
         per_type = [
             op.latency_us.model_dump().get(f"p{p:g}")
             for name, op in result.operations_by_type.items()

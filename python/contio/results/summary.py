@@ -150,7 +150,7 @@ def summarize(index: ResultsIndex) -> list[CellSummary]:
                 p99_latency_us=_latency_mean(flat, "p99_latency_us"),
                 failed_operations=sum(r["failed_operations"] for r in flat),
                 **_io_means(reps),
-                samples=tuple(zip(complete, ops)),
+                samples=tuple(zip(complete, ops, strict=True)),
                 mix=mixes.get(cell["cell_key"]),
             )
         )

@@ -49,7 +49,7 @@ def series(levels: Sequence[float], samples: Sequence[Sequence[float]]) -> Scali
         raise StatisticsInputError("levels", "a scaling analysis needs at least two levels")
     if len(set(levels)) != len(levels):
         raise StatisticsInputError("levels", "levels must be distinct")
-    for level, reps in zip(levels, samples):
+    for level, reps in zip(levels, samples, strict=True):
         if len(reps) == 0:
             raise StatisticsInputError("samples", f"level {level:g} has no repetitions")
     order = sorted(range(len(levels)), key=lambda k: levels[k])

@@ -8,6 +8,8 @@ code for both servers.
 
 from __future__ import annotations
 
+import contextlib
+
 from docker.models.containers import Container
 from pymongo import MongoClient
 from pymongo.errors import CollectionInvalid, PyMongoError
@@ -40,8 +42,6 @@ class MongoWireTarget(DatabaseTarget):
         return ProbeResult(True, "ping ok")
 
     def create_schema(self, container: Container) -> None:
-        with self.client(container) as client:
-            try:
-                client[YCSB_DATABASE].create_collection(YCSB_TABLE)
-            except CollectionInvalid:
-                pass  # already there
+        # The collection may be there already: creating it twice is fine.
+        with self.client(container) as client, contextlib.suppress(CollectionInvalid):
+            client[YCSB_DATABASE].create_collection(YCSB_TABLE)
