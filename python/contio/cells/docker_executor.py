@@ -177,7 +177,9 @@ class DockerCellExecutor:
                 server = servers.get(c.container)
                 spec = engine_container(
                     f"{prefix}-c{c.container}", self.engine_image, c.args, _mounts(c),
-                    host_network=server is not None and server.binding.host_network,
+                    host_network=server is not None
+                    and server.binding is not None
+                    and server.binding.host_network,
                 )  # fmt: skip
                 created.append((c, self.runtime.create(spec)))
             for _, container in created:

@@ -7,6 +7,7 @@ a cluster so a journal can find it again after a crash.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -20,7 +21,7 @@ class GlusterCluster(Protocol):
         """How to open this cluster again (`open_cluster`)."""
         ...
 
-    def nodes(self) -> list[GlusterNode]:
+    def nodes(self) -> Sequence[GlusterNode]:
         """Every node, in order; node numbers in events are 1-based positions here."""
         ...
 

@@ -23,7 +23,10 @@ GLUSTER_TIMEOUT = 180.0
 class GlusterNode(Protocol):
     """A node of a Gluster trusted pool."""
 
-    address: str  # what peers and clients use to reach it (IP or host name)
+    @property
+    def address(self) -> str:
+        """What peers and clients use to reach it (IP or host name)."""
+        ...
 
     def argv(self, cmd: Sequence[str]) -> list[str]:
         """The host-side command line that runs `cmd` on this node."""

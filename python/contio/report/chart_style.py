@@ -12,11 +12,12 @@ import functools
 import io
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import ParamSpec
+from typing import Any, ParamSpec
 
 import matplotlib
 from cycler import cycler
 from matplotlib.figure import Figure
+from matplotlib.typing import RcKeyType
 
 LINE_STYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "s", "^", "D", "v", "x", "P", "*")
@@ -25,7 +26,7 @@ GREYS = ("#000000", "#555555", "#888888", "#333333", "#aaaaaa")
 
 # Defaults for anything a chart does not style itself (error bar caps, for one):
 # greys only, text kept as SVG text, stable ids.
-RC = {
+RC: dict[RcKeyType, Any] = {
     "axes.prop_cycle": cycler(color=GREYS),
     "lines.color": "black",
     "patch.edgecolor": "black",

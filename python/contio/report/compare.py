@@ -92,7 +92,7 @@ HEADER = ("cell", "A ops/s", "B ops/s", "reps A/B", "B vs A (95% CI)", "p (Welch
 
 
 def comparison_rows(result: Comparison) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for c in result.cells:
         change, p, verdict = difference_text(c.difference)
         rows.append(

@@ -94,8 +94,8 @@ def headlines(exp: Experiment, scaling: list[ScalingResult], mixes: list[MixResu
         context = f"in {mix.title}"
         if mix.fairness is not None:
             ranked.append((6.0, fairness_sentence(mix.fairness, context)))
-        for item in mix.degradations:
-            ranked.append((abs(item.fraction) + 3, degradation_sentence(item, context)))
+        for member in mix.degradations:
+            ranked.append((abs(member.fraction) + 3, degradation_sentence(member, context)))
     ranked.sort(key=lambda pair: -pair[0])
     return [text for _, text in ranked[:MAX_HEADLINES]]
 

@@ -23,8 +23,9 @@ def check_output(path: Path) -> None:
         raise OutputFileError(path, "it is a directory; name a file")
 
 
-def write_output(path: Path, write: Callable[[Path], None]) -> Path:
-    """Call `write(partial)` on a file beside `path`, then move it into place."""
+def write_output(path: Path, write: Callable[[Path], object]) -> Path:
+    """Call `write(partial)` on a file beside `path`, then move it into place (what
+    `write` returns is ignored)."""
     check_output(path)
     partial = path.with_name(path.name + ".partial")
     try:

@@ -25,6 +25,7 @@ import dataclasses
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -124,7 +125,7 @@ class PhaseRecord:
         warmup = warmup_seconds if phase == "run" else 0.0
         latency = steady_latency(result, warmup, (95, 99))
         steady = steady_throughput(result, warmup)
-        return cls(
+        values: dict[str, Any] = dict(
             target=result.target,
             phase=phase,
             threads=result.threads,
@@ -142,6 +143,7 @@ class PhaseRecord:
             **steady_io_rates(result, warmup),
             **fields,
         )
+        return cls(**values)
 
 
 def _or_nan(value: float | None) -> float:
@@ -345,8 +347,8 @@ def read_records(folder: Path) -> list[PhaseRecord]:
     path = folder / REPETITIONS_CSV
     if not path.exists():
         return []
-    types = {f.name: f.type for f in dataclasses.fields(PhaseRecord)}
-    converters = {
+    types = {f.name: str(f.type) for f in dataclasses.fields(PhaseRecord)}
+    converters: dict[str, Callable[[str], Any]] = {
         "int": int,
         "float": float,
         "str": str,

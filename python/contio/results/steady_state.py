@@ -106,7 +106,7 @@ def steady_io_rates(result: EngineResult, warmup_seconds: float) -> dict[str, fl
     }
 
 
-def _log(latency_us: float | np.ndarray) -> float | np.ndarray:
+def _log(latency_us: np.ndarray) -> np.ndarray:
     return np.log(np.maximum(latency_us, 0.0) + 1.0)  # +1: a 0 µs latency stays finite
 
 
@@ -139,7 +139,7 @@ def _seconds(entries: Iterable[dict]) -> list[_Second]:
                 values = [float(stats[k]) for k in ("p50", "p95", "p99")]
             except (KeyError, TypeError, ValueError):
                 continue
-            l50, l95, l99 = (float(v) for v in _log(np.maximum.accumulate(values)))
+            l50, l95, l99 = (float(v) for v in _log(np.maximum.accumulate(np.asarray(values))))
             found.append(_Second(count, (l50, l95, l99)))
     return found
 

@@ -60,9 +60,11 @@ class EngineCall:
     """A directory for files the kind generates (fio job files); kept with the results."""
 
 
-def options_for(kind: str, workload: WorkloadRef, properties: Mapping[str, str]) -> dict[str, str]:
+def options_for(
+    kind: str, workload: WorkloadRef, properties: Mapping[str, str]
+) -> dict[str, str | None]:
     """The workload's options with the spec's `KIND.OPTION` properties over them."""
-    merged = dict(workload.options)
+    merged: dict[str, str | None] = dict(workload.options)
     prefix = f"{kind}."
     for key, value in properties.items():
         if key.startswith(prefix):
@@ -97,7 +99,7 @@ class SysbenchKind:
         command = {"load": "prepare", "run": "run", "cleanup": "cleanup"}[phase]
         return _sysbench_args(self.options(phase, call), command, call.json_path)
 
-    def options(self, phase: str, call: EngineCall) -> dict[str, str]:
+    def options(self, phase: str, call: EngineCall) -> dict[str, str | None]:
         """The `--option=value` pairs of `phase`: the workload's, the spec's, the data
         directory, and for the run the threads, status lines and stop rule."""
         options = options_for(self.name, call.workload, call.properties)
@@ -136,11 +138,12 @@ class SysbenchKind:
         return tuple((k, options[k]) for k in SYSBENCH_DATASET if k in options)
 
 
-def _sysbench_args(options: Mapping[str, str], command: str, json_path: Path) -> list[str]:
+def _sysbench_args(options: Mapping[str, str | None], command: str, json_path: Path) -> list[str]:
+    # A bare switch (`true` in the spec) is sysbench's `--opt=on`, not the text "None".
     return [
         "sysbench",
         "fileio",
-        *(f"--{k}={v}" for k, v in options.items()),
+        *(f"--{k}={'on' if v is None else v}" for k, v in options.items()),
         command,
         "-json",
         str(json_path),

@@ -21,8 +21,8 @@ class WorkloadRef:
     name: str
     path: Path | None
     kind: str = "ycsb"
-    options: tuple[tuple[str, str], ...] = ()
-    """The tool's options (`file-test-mode` → `rndrw`, `bs` → `4k`), spec order."""
+    options: tuple[tuple[str, str | None], ...] = ()
+    """The tool's options (`file-test-mode` → `rndrw`, `bs` → `4k`; None: a bare flag), spec order."""
 
 
 def packaged_workloads() -> dict[str, Path]:

@@ -21,9 +21,15 @@ from contio.workload.files import WorkloadRef
 class WorkloadKind(Protocol):
     """Turns one phase of one container into engine arguments (after the binary)."""
 
-    name: str
-    phases: tuple[str, ...]
-    """The phases of a cell, in order; the first is the load (data set) phase."""
+    @property
+    def name(self) -> str:
+        """The kind's name in a spec (`kind:`)."""
+        ...
+
+    @property
+    def phases(self) -> tuple[str, ...]:
+        """The phases of a cell, in order; the first is the load (data set) phase."""
+        ...
 
     def engine_args(self, phase: str, call: EngineCall) -> list[str]:
         """Arguments for `phase` (`load`, `run`; `cleanup` gives [] when there is none)."""
