@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from contio.errors import InvalidSpecError, UsageError
+from contio.experiment.load import parse_spec_text, read_default_spec, read_spec_file
 from contio.experiment.matrix import expand
-from contio.experiment.spec import parse_spec_text, read_default_spec, read_spec_file
 from contio.run.plan import estimates
 from contio.workload.files import packaged_workloads
 

@@ -11,7 +11,8 @@ from rich.console import Console
 from contio.cli import cli
 from contio.cli.tables import comparison_table, headline, mix_table, results_table
 from contio.errors import ContioError, Interrupted
-from contio.experiment.spec import ExperimentSpec, read_default_spec, read_spec_file
+from contio.experiment.load import read_default_spec, read_spec_file
+from contio.experiment.spec import ExperimentSpec
 from contio.run.runner import Runner
 from contio.stats.backend_comparison import Analysis
 

@@ -3,8 +3,8 @@ cannot combine, backend options (through the backend registry); and, for `contio
 only, what the machine must allow (root for drop_caches).
 
 Each problem is a `SpecError` naming the field path, collected so a user sees them all.
-Once the fields are consistent, the cells themselves are checked (`contio.experiment.cell_checks`):
-runtimes against targets, backends and block I/O groups.
+Once the fields are consistent, `contio.experiment.load` checks the cells themselves
+(`contio.experiment.cell_checks`): runtimes against targets, backends and block I/O groups.
 """
 
 from __future__ import annotations
@@ -17,24 +17,16 @@ from pydantic import ValidationError
 
 from contio.backends import registry
 from contio.errors import BackendOptionError, SpecError
-from contio.experiment.spec import ExperimentSpec, LocalDirBackendSpec, RuntimeType, problem_of
+from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS
+from contio.experiment.spec import (
+    LOCAL_DIR,
+    ExperimentSpec,
+    LocalDirBackendSpec,
+    RuntimeType,
+    problem_of,
+)
 from contio.targets.engine_targets import DATABASE_BINDINGS
 
-LOCAL_DIR = "local-dir"
-NO_CONTROLS = "none"
-"""The `io_controls` level that needs no definition: nothing is controlled."""
-
-FACTOR_NAMES = (
-    "backend",
-    "target",
-    "workload",
-    "threads",
-    "containers",
-    "mix",
-    "runtime",
-    "io_controls",
-    "properties",
-)
 _STOP_PROPERTIES = ("operationcount", "maxexecutiontime")
 
 
@@ -75,7 +67,7 @@ def backend_option_defaults(kind: str) -> dict[str, str]:
 
 
 def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
-    """Every problem across fields, in spec order."""
+    """Every problem across fields, in spec order (the cells are checked after these pass)."""
     problems: list[SpecError] = []
     problems += _check_backends(spec)
     problems += _check_shorthands(spec)
@@ -85,12 +77,6 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
     problems += _check_events(spec)
     problems += _check_analysis(spec)
     problems += _check_target_options(spec)
-    if not problems:
-        from contio.experiment.cell_checks import (
-            check_cells,  # expands the cells: needs the above first
-        )
-
-        problems += check_cells(spec)
     return problems
 
 

@@ -16,8 +16,7 @@ from typing import Any, Protocol
 from contio.backends import nfs_support, registry
 from contio.backends.local_dir import LocalDirBackend
 from contio.errors import BackendUnavailableError
-from contio.experiment.checks import LOCAL_DIR
-from contio.experiment.spec import ExperimentSpec, LocalDirBackendSpec
+from contio.experiment.spec import LOCAL_DIR, ExperimentSpec, LocalDirBackendSpec
 
 
 class DirectoryBackend(Protocol):
