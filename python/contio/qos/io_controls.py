@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from contio.experiment.parts import IoControlSet, IoGroupControls
+from contio.qos.io_groups import CgroupIoController
 
 
 class IoController(Protocol):
@@ -70,8 +71,6 @@ class NoIoController:
 
 def process_controller() -> IoController:
     """The controller for local process groups (004's VNodes): cgroups via `contio.qos`."""
-    from contio.qos.io_groups import CgroupIoController  # imports contio.qos (cgroup detection)
-
     controller = CgroupIoController()
     if controller.version is None:
         return NoIoController(controller.unavailable_reason(IoControlSet(groups=[{}])) or "")

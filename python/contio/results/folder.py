@@ -32,6 +32,7 @@ from typing import Any
 
 from contio.engine.result import EngineResult
 from contio.errors import ResultsFolderError
+from contio.results.index import ResultsIndex
 from contio.results.steady_state import steady_io_rates, steady_latency, steady_throughput
 
 REPETITIONS_CSV = "repetitions.csv"
@@ -353,8 +354,6 @@ def load(folder: Path | str) -> Any:
     phase's measurements (`steady_ops_per_sec`, `throughput_ops_per_sec`, latency, …).
     """
     import pandas as pd  # imported here: only analysis needs it
-
-    from contio.results.index import ResultsIndex
 
     index = ResultsIndex.open(Path(folder))
     try:

@@ -13,6 +13,7 @@ from typing import Any
 
 from contio.backends.interface import DataLocation, HostPath
 from contio.backends.owner_lock import owned_temp_dir
+from contio.cells.bindings import unreachable_binding
 from contio.cells.executor import CellExecutor, ContainerPhase
 from contio.engine.invocation import interpret_exit, run_engine
 from contio.engine.result import EngineResult, read_result
@@ -52,8 +53,6 @@ def check_with_engine(spec: ExperimentSpec, cells: list[Cell]) -> None:
             if member.database:
                 # No server yet: the binding checks every property, then fails to
                 # connect to a closed port (exit 1), which is all this check needs.
-                from contio.cells.bindings import unreachable_binding
-
                 binding = unreachable_binding(member.target)
                 target, properties = binding.target, {**properties, **binding.properties}
             # The larger thread count of the cell's phases: the engine refuses a count it
