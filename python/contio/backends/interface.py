@@ -4,9 +4,6 @@ Lifecycle, as for every contio resource: `prepare` provisions the storage (once)
 `data_location(name)` hands a container or process its place on it (a host path or a
 Docker volume definition), `describe` says what the storage is (saved with every
 result), `teardown` removes everything the backend created and nothing else.
-
-`prepare(label)` and `release(path)` also match the runner's `contio.backends.base.Backend`
-protocol, so the runner can use any of these backends for process targets.
 """
 
 from __future__ import annotations
