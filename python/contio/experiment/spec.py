@@ -16,12 +16,12 @@ from __future__ import annotations
 import copy
 import typing
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from contio.backends import registry
 from contio.errors import InvalidSpecError, SpecError
 from contio.experiment.parts import (
     AnalysisSpec,
@@ -47,25 +47,8 @@ from contio.yaml_input import (
     number_text,
 )
 
-LOCAL_DIR = "local-dir"
+LOCAL_DIR = registry.DEFAULT
 """The plain directory backend: the type of a backend definition that names none."""
-
-
-class LocalDirBackendSpec(SpecModel):
-    """Keep each cell's data in a fresh directory under `path` on the local file system."""
-
-    type: Literal["local-dir"] = "local-dir"
-    path: Path | None = None
-    """Base directory for the data directories; None means the system's temp directory."""
-
-    @field_validator("path")
-    @classmethod
-    def _must_be_directory(cls, value: Path | None) -> Path | None:
-        if value is not None and not value.expanduser().is_dir():
-            raise PydanticCustomError(
-                "not_a_directory", "{path} is not an existing directory", {"path": str(value)}
-            )
-        return value.expanduser().resolve() if value is not None else None
 
 
 RuntimeType = Literal["process", "docker"]
