@@ -90,5 +90,7 @@ def test_missing_directory_is_rejected_before_anything_is_made(tmp_path, no_leak
 
 
 def test_unknown_backend_lists_the_names():
-    with pytest.raises(BackendOptionError, match="allowed: local-dir, gluster, local, nfs, path, striped"):
+    with pytest.raises(
+        BackendOptionError, match="allowed: local-dir, gluster, local, nfs, path, striped"
+    ):
         registry.create("ceph", {})
