@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contio.errors import InvalidSpecError, SpecError
-from contio.experiment.checks import NO_CONTROLS
+from contio.experiment.parts import NO_CONTROLS
 from contio.experiment.spec import ExperimentSpec, engine_value
 from contio.targets.engine_targets import engine_target_of, is_database
 from contio.workload.files import WorkloadRef

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from contio.experiment.parts import IoControlSet, IoGroupControls
+from contio.qos.io_groups import CgroupIoController
 
 
 class IoController(Protocol):
@@ -69,11 +70,8 @@ class NoIoController:
 
 
 def process_controller() -> IoController:
-    """The controller for local process groups (paper 004's VNodes, docs/papers.md).
-
-    The groups are cgroups, written by `contio.qos`."""
-    from contio.qos.io_groups import CgroupIoController  # imports contio.qos (cgroup detection)
-
+    """The controller for local process groups (paper 004's VNodes, docs/papers.md):
+    cgroups, written by `contio.qos`."""
     controller = CgroupIoController()
     if controller.version is None:
         return NoIoController(controller.unavailable_reason(IoControlSet(groups=[{}])) or "")

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from contio.errors import QosConfigError, QosError
-from contio.qos import hierarchy
-from contio.qos.hierarchy import Cgroup
+from contio.qos.hierarchy import Cgroup, detect
 
 PARENT = "contio"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -53,7 +52,7 @@ class ProcessGroup:
                 "name", f"{name!r} is not a valid group name; allowed: letters, digits, "
                 "'_', '.', '-', starting with a letter or digit, at most 64 characters",
             )  # fmt: skip
-        version, root = hierarchy.detect(mount_text)
+        version, root = detect(mount_text)
         parent = root / PARENT
         parent.mkdir(exist_ok=True)
         if version == "v2":

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from contio.backends.interface import DataLocation, HostPath
+from contio.backends.interface import DataLocation, HostPath, StorageBackend
 from contio.backends.owner_lock import owned_temp_dir
 from contio.cells.bindings import EngineBinding, unreachable_binding
 from contio.cells.executor import CellExecutor, ContainerPhase
@@ -204,14 +204,12 @@ def phase_record(
     return dataclasses.replace(record, target=member.target)
 
 
-def place_data(backend: Any, label: str, runtime: str) -> DataLocation:
+def place_data(backend: StorageBackend, label: str, runtime: str) -> DataLocation:
     """Where one container's data goes: a fresh host directory, or under docker the
     backend's own choice (a Docker volume for `mode: docker-volume`, NFS volumes)."""
-    if runtime == "docker" and hasattr(backend, "data_location"):
+    if runtime == "docker" and backend.capabilities.docker_volumes:
         return backend.data_location(label)
-    path = backend.prepare(label)
-    assert path is not None  # every backend hands out directories when given a label
-    return HostPath(path=path)
+    return HostPath(path=backend.new_directory(label))
 
 
 def phase_outcome(code: int, container: ContainerPhase) -> tuple[EngineResult | None, str | None]:

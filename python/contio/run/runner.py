@@ -360,9 +360,9 @@ class Runner:
         if not self.spec.events:
             return None
         backend = self.pool.get(cell.level["backend"])
-        cluster, volume = getattr(backend, "cluster", None), getattr(backend, "volume", None)
-        if cluster is None or volume is None:
+        if not backend.capabilities.node_faults:
             return None  # events play on gluster levels only
+        cluster, volume = backend.fault_domain()
         schedule = FaultSchedule(cluster, volume, list(self.spec.events))
         schedule.start()
         return schedule
