@@ -107,7 +107,7 @@ def _spec_text(target: str, stop: str, records: int, data: Path) -> str:
 
 def _measure(text: str, scratch: Path) -> Timeline:
     """Runs one spec, noting when each repetition ended; returns its timeline."""
-    from contio.experiment.spec import parse_spec_text
+    from contio.experiment.load import parse_spec_text
     from contio.run.progress import RunProgress
     from contio.run.runner import Runner
 

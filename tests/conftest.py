@@ -58,7 +58,9 @@ def _remove_killed_session(state_dir: Path) -> None:
     if cleanup.returncode == 0 and not still_running:
         shutil.rmtree(state_dir, ignore_errors=True)
     elif cleanup.returncode != 0:
-        warnings.warn(f"could not remove a killed test session's storage: {cleanup.stderr}")
+        warnings.warn(
+            f"could not remove a killed test session's storage: {cleanup.stderr}", stacklevel=2
+        )
 
 
 @pytest.fixture(scope="session")

@@ -50,10 +50,8 @@ def test_local_dir_is_checked_like_every_backend_a_spec_accepts(run_contio, tmp_
     assert json.loads(done.stdout) == {"path": str(tmp_path)}
     done = run_contio("backend", "check", "local-dir", f"path={tmp_path / 'no'}")
     assert done.returncode == 2
-    assert (
-        f"backend 'local-dir' option 'path': {tmp_path / 'no'} is not an existing directory"
-        in done.stderr
-    )
+    assert "backend 'local-dir' option 'path'" in done.stderr
+    assert f"{tmp_path / 'no'} is not an existing directory" in done.stderr
     assert "local-dir:\n  path = None" in run_contio("backend", "list").stdout
 
 

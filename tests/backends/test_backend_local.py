@@ -16,7 +16,7 @@ def test_directory_mode_uses_given_directory_and_removes_only_its_own(
 ):
     (tmp_path / "keep.txt").write_text("user data")
     backend = registry.create("local", {"mode": "directory", "path": str(tmp_path)})
-    backend.prepare()
+    backend.provision()
     location = backend.data_location("mongo-1")
     assert isinstance(location, HostPath)
     assert tmp_path in location.path.parents
@@ -37,7 +37,7 @@ def test_loop_device_formatted_mounted_and_removed(
         "local", {"mode": "device", "device": "loop", "format": fstype, "loop_size": "512MiB"}
     )
     with backend:
-        data_dir = backend.prepare("ycsb-a")
+        data_dir = backend.new_directory("ycsb-a")
         verified = engine_verify(data_dir, tmp_path, direct=True, size="32m")
         assert verified.checked == verified.written == 512
         described = backend.describe()
@@ -51,7 +51,7 @@ def test_loop_device_formatted_mounted_and_removed(
 
 def test_docker_volume_definition():
     backend = registry.create("local", {"mode": "docker-volume"})
-    backend.prepare()
+    backend.provision()
     location = backend.data_location("cassandra-1")
     assert isinstance(location, DockerVolume)
     assert location.name == f"contio-{backend.instance}-cassandra-1"
@@ -85,10 +85,12 @@ def test_bad_options_name_the_option(options, option, hint):
 def test_missing_directory_is_rejected_before_anything_is_made(tmp_path, no_leaks):
     backend = registry.create("local", {"mode": "directory", "path": str(tmp_path / "nope")})
     with pytest.raises(BackendOptionError, match=r"'path'.*not an existing directory"):
-        backend.prepare()
+        backend.provision()
     assert list(tmp_path.iterdir()) == []
 
 
 def test_unknown_backend_lists_the_names():
-    with pytest.raises(BackendOptionError, match="allowed: gluster, local, nfs, path, striped"):
+    with pytest.raises(
+        BackendOptionError, match="allowed: local-dir, gluster, local, nfs, path, striped"
+    ):
         registry.create("ceph", {})

@@ -89,7 +89,7 @@ def test_real_export_and_mount_or_skip_with_reason(tmp_path, no_leaks):
         support = nfs_support.probe(role)
         if not support.available:
             with pytest.raises(BackendUnavailableError, match="nfs") as err:
-                backend.prepare()
+                backend.provision()
             assert support.reason in str(err.value)
             pytest.skip(support.reason)
     with backend:

@@ -47,12 +47,12 @@ def test_mountinfo_parsing_with_escapes():
 def test_required_fstype_is_checked(tmp_path):
     backend = registry.create("path", {"path": str(tmp_path), "require_fstype": "lustre"})
     with pytest.raises(BackendOptionError, match=r"require_fstype.*not 'lustre'"):
-        backend.prepare()
+        backend.provision()
     assert list(tmp_path.iterdir()) == []
 
 
 def test_missing_path_is_rejected(tmp_path):
     with pytest.raises(BackendOptionError, match="'path'"):
-        registry.create("path", {"path": str(tmp_path / "gone")}).prepare()
+        registry.create("path", {"path": str(tmp_path / "gone")}).provision()
     with pytest.raises(BackendOptionError, match=r"'path'.*required"):
         registry.create("path", {})

@@ -17,7 +17,7 @@ def test_btrfs_raid0_over_three_loop_devices(state_dir, tmp_path, no_leaks, engi
         "striped", {"method": "btrfs", "loop_count": 3, "loop_size": "512MiB"}
     )
     with backend:
-        data_dir = backend.prepare("fio")
+        data_dir = backend.new_directory("fio")
         # 32 MiB of 64 KiB blocks: every 64 KiB stripe of every device, many times over.
         verified = engine_verify(data_dir, tmp_path, direct=True, size="32m")
         assert verified.checked == verified.written == 512
@@ -48,11 +48,11 @@ def test_lvm_on_this_kernel_stops_with_the_reason_or_runs(state_dir, no_leaks):
     if not support.available:
         backend = registry.create("striped", {"method": "lvm", "loop_size": "512MiB"})
         with pytest.raises(BackendUnavailableError, match="device-mapper"):
-            backend.prepare()
+            backend.provision()
         pytest.skip(f"LVM striping cannot run here: {support.reason}")
     backend = registry.create("striped", {"method": "lvm", "loop_size": "512MiB"})
     with backend:
-        (backend.prepare("x") / "f").write_bytes(b"lvm")
+        (backend.new_directory("x") / "f").write_bytes(b"lvm")
         assert backend.describe()["mount"]["fstype"] == "xfs"
 
 
@@ -124,7 +124,7 @@ def test_lvm_stack_commands_journal_and_undo_order(tmp_path, monkeypatch):
         "striped", {"method": "lvm", "devices": devices, "stripe_size": "256KiB"},
         workdir=tmp_path / "w",
     )  # fmt: skip
-    backend.prepare()
+    backend.provision()
     vg = f"contio_{backend.instance.replace('-', '_')}"
     made = [argv for argv, _ in ran]
     assert [a[0] for a in made] == ["pvcreate", "vgcreate", "lvcreate", "mkfs.xfs", "mount"]

@@ -37,7 +37,7 @@ def test_volume_type_is_created_mounted_and_used(
         assert described["mount"]["fstype"] == "fuse.glusterfs"
         # Bricks of each replica/disperse set sit on distinct nodes (distinct addresses).
         size = {"Replicate": 3, "Distributed-Replicate": 3, "Disperse": 3}.get(type_str, 3)
-        if "Distribute" != type_str:
+        if type_str != "Distribute":
             for start in range(0, bricks, size):
                 hosts = {b.split(":")[0] for b in info["bricks"][start : start + size]}
                 assert len(hosts) == size

@@ -14,12 +14,13 @@ from contio.backends.owner_lock import OwnerLock, owner_alive
 
 LOOP_OPTIONS = {"mode": "device", "device": "loop", "format": "xfs", "loop_size": "512MiB"}
 
-# A run stand-in: prepare a loop-device backend, say where it lives, then wait to be killed.
+# A run stand-in: provision a loop-device backend, say where it lives, then wait to be killed.
 PREPARE_AND_WAIT = textwrap.dedent(f"""
     import sys
     from contio.backends import registry
     backend = registry.create("local", {LOOP_OPTIONS!r})
-    backend.prepare("data")
+    backend.provision()
+    backend.new_directory("data")
     print(backend.workdir, flush=True)
     sys.stdin.read()
 """)
@@ -58,7 +59,7 @@ def test_cleanup_removes_what_a_killed_run_left(state_dir, no_leaks, run_contio)
 def test_cleanup_leaves_a_live_backend_alone(state_dir, no_leaks, run_contio):
     backend = registry.create("local", LOOP_OPTIONS)
     with backend:
-        data = backend.prepare("data")
+        data = backend.new_directory("data")
         (data / "kept").write_bytes(b"still in use")
         cleanup = run_contio("cleanup")
         assert cleanup.returncode == 0, cleanup.stderr

@@ -2,14 +2,16 @@
 
 import os
 
-from contio.backends.local_dir import LocalDirBackend, mount_of
+from contio.backends import registry
+from contio.backends.local_dir import mount_of
 
 
-def test_prepare_gives_fresh_directories_and_teardown_removes_only_its_own(tmp_path):
+def test_new_directories_are_fresh_and_teardown_removes_only_its_own(tmp_path):
     (tmp_path / "someone-elses").mkdir()
-    backend = LocalDirBackend("exp", tmp_path)
-    first = backend.prepare("lsm-workloada")
-    second = backend.prepare("lsm-workloada")
+    backend = registry.create("local-dir", {"path": str(tmp_path)}, experiment="exp")
+    backend.provision()
+    first = backend.new_directory("lsm-workloada")
+    second = backend.new_directory("lsm-workloada")
     assert first != second and first.is_dir() and second.is_dir()
     assert list(first.iterdir()) == []
     (first / "data").write_bytes(b"x" * 10)
@@ -24,7 +26,7 @@ def test_prepare_gives_fresh_directories_and_teardown_removes_only_its_own(tmp_p
 
 
 def test_describe_names_the_file_system_and_device(tmp_path):
-    info = LocalDirBackend("exp", tmp_path).describe()
+    info = registry.create("local-dir", {"path": str(tmp_path)}, experiment="exp").describe()
     assert info["base"] == str(tmp_path.resolve())
     st = os.stat(tmp_path)
     assert info["device"] == f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import adaptive
-from contio.experiment.spec import parse_spec_text
+from contio.experiment.load import parse_spec_text
 from contio.stats import confidence_interval
 
 

@@ -198,7 +198,7 @@ def test_cleanup_after_a_killed_docker_run(tmp_path, docker_client, phase):
     finally:
         run.kill()
     left = owned_by(docker_client, run.pid)
-    assert left["container"] and left["network"] or phase == "holds", left
+    assert (left["container"] and left["network"]) or phase == "holds", left
 
     listed = run.cleanup("--dry-run")
     for kind, names in left.items():

@@ -83,10 +83,8 @@ def test_drop_caches_is_left_to_run_which_refuses_it_without_root(tmp_path, monk
     # A non-root user is simulated in-process (the tests run as root).
     from click.testing import CliRunner
 
-    from contio.cli import _register, cli
+    from contio.cli import cli
     from contio.errors import UsageError
-
-    _register()  # as `contio` (contio.cli.main) does; main maps UsageError to exit 2
 
     spec = tmp_path / "drop.yaml"
     spec.write_text(

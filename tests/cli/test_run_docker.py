@@ -100,7 +100,7 @@ def test_database_and_engine_targets_run_as_containers_with_metrics(tmp_path, do
     runs = runs[runs["phase"] == "run"]
     # A row per repetition and container, each with the cell's target (not the binding's).
     for (target, containers), cell in runs.groupby(["target", "containers"]):
-        assert sorted(zip(cell["repetition"], cell["container"])) == [
+        assert sorted(zip(cell["repetition"], cell["container"], strict=True)) == [
             (r, k) for r in (1, 2) for k in range(1, containers + 1)
         ], target
         assert (cell["status"] == "ok").all() and (cell["operations"] > 0).all()

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from contio.errors import InvalidSpecError
+from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand
-from contio.experiment.spec import parse_spec_text
 
 BASE = """
 name: c

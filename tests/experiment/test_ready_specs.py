@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from contio.backends import nfs_support
+from contio.experiment.load import read_spec_file
 from contio.experiment.matrix import expand
-from contio.experiment.spec import read_spec_file
 from contio.results.folder import load
 from contio.stats.fairness import jain_index
 from contio.stats.ttest import paired_t_test

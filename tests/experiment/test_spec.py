@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from contio.errors import InvalidSpecError, UsageError
+from contio.experiment.load import parse_spec_text, read_default_spec, read_spec_file
 from contio.experiment.matrix import expand
-from contio.experiment.spec import parse_spec_text, read_default_spec, read_spec_file
 from contio.run.plan import estimates
 from contio.workload.files import packaged_workloads
 
@@ -58,7 +58,7 @@ def test_unknown_top_level_key_lists_the_allowed_keys(tmp_path, workload_file):
 
 def test_unknown_nested_key_names_its_path(tmp_path, workload_file):
     [problem] = problems(spec_text(backend="{type: local-dir, paht: /tmp}"), tmp_path)
-    assert problem == "backend.paht: unknown key; allowed keys here: type, path"
+    assert problem == "backend.paht: 'paht' is not an option; allowed options: path"
 
 
 def test_unknown_target_lists_the_known_ones(tmp_path, workload_file):

@@ -10,7 +10,7 @@ import pytest
 
 from contio.errors import InvalidSpecError
 from contio.experiment.checks import run_problems
-from contio.experiment.spec import parse_spec_text
+from contio.experiment.load import parse_spec_text
 
 BASE = """
 name: f

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
+from contio.experiment.load import parse_spec_text
 from contio.experiment.parts import IoControlSet
-from contio.experiment.spec import parse_spec_text
 from contio.qos import hierarchy, io_groups
 from contio.qos.io_groups import CgroupIoController
 from contio.results.index import ResultsIndex

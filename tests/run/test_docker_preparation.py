@@ -14,8 +14,8 @@ from cell_fixtures import docker_client, engine_image  # noqa: F401
 from contio.containers import labels
 from contio.containers.sweep import remove_experiment
 from contio.errors import RuntimeRequiredError
+from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand
-from contio.experiment.spec import parse_spec_text
 from contio.run.docker_preparation import (
     HOLD_ROLE,
     database_targets,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand
-from contio.experiment.spec import parse_spec_text
 from contio.run.loads import LoadedData, needs_load
 
 SPEC = """

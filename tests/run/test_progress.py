@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand
-from contio.experiment.spec import parse_spec_text
 from contio.run import progress as progress_module
 from contio.run.plan import estimates
 from contio.run.progress import RunProgress

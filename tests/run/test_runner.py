@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contio.experiment.spec import parse_spec_text
+from contio.experiment.load import parse_spec_text
 from contio.results.index import ResultsIndex
 from contio.run.runner import Runner
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from contio.errors import FileWorkloadError, InvalidSpecError
+from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand
-from contio.experiment.spec import parse_spec_text
 from contio.workload.file_kinds import EngineCall
 from contio.workload.kinds import KINDS
 

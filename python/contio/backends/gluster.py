@@ -20,8 +20,8 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from contio.backends import filesystem, mountinfo
-from contio.backends.interface import BackendOptions, StorageBackend
-from contio.errors import BackendOptionError, ClusterError, CommandError
+from contio.backends.interface import BackendOptions, Capabilities, JournaledBackend
+from contio.errors import BackendError, BackendOptionError, ClusterError, CommandError
 from contio.gluster.cluster import GlusterCluster
 from contio.gluster.inventory import SshCluster
 from contio.gluster.layout import VolumeLayout, VolumeType, place_bricks
@@ -81,21 +81,24 @@ class GlusterOptions(BackendOptions):
         )  # fmt: skip
 
 
-class GlusterBackend(StorageBackend):
+class GlusterBackend(JournaledBackend):
     """A Gluster volume over a cluster, FUSE-mounted on this host."""
 
     name = "gluster"
     options_model = GlusterOptions
     options: GlusterOptions
+    capabilities = Capabilities(node_faults=True)
 
-    def __init__(self, options: GlusterOptions, workdir: Path | None = None):
-        super().__init__(options, workdir)
+    def __init__(
+        self, options: GlusterOptions, workdir: Path | None = None, experiment: str = "contio"
+    ):
+        super().__init__(options, workdir, experiment)
         self.volume_name = options.volume_name or self.instance.replace("gluster-", "contio-")
         self.cluster: GlusterCluster | None = None
         self.volume: GlusterVolume | None = None
         self._mount = self.workdir / "mnt"
 
-    def provision(self) -> None:
+    def build(self) -> None:
         self.cluster = self._open_cluster()
         layout = self.options.layout()
         roots = self.cluster.brick_roots()
@@ -154,6 +157,12 @@ class GlusterBackend(StorageBackend):
 
     def data_root(self) -> Path:
         return self._mount
+
+    def fault_domain(self) -> tuple[GlusterCluster, GlusterVolume]:
+        """The cluster and volume node-stop events play on (once provisioned)."""
+        if self.cluster is None or self.volume is None:
+            raise BackendError(f"backend '{self.name}': provision() must run before faults")
+        return self.cluster, self.volume
 
     def teardown(self) -> None:
         """Unmount, delete the volume (and a cluster built for it); wait for the FUSE client."""

@@ -1,12 +1,15 @@
-"""The interface of every provisioned storage backend (local, striped, gluster, nfs, path).
+"""The interface of every storage backend (local-dir, local, striped, gluster, nfs, path).
 
-Lifecycle, as for every contio resource: `prepare` provisions the storage (once),
-`data_location(name)` hands a container or process its place on it (a host path or a
-Docker volume definition), `describe` says what the storage is (saved with every
-result), `teardown` removes everything the backend created and nothing else.
+Lifecycle, as for every contio resource: `provision` makes the storage (once),
+`new_directory(label)` hands out a fresh host directory on it and `data_location(name)`
+a container's or process's place on it (a host path or a Docker volume definition),
+`release(path)` removes a directory once its runs are done, `describe` says what the
+storage is (saved with every result), `teardown` removes everything the backend
+created and nothing else. `capabilities` says what else a backend can do, so callers
+ask it instead of probing for attributes.
 
-`prepare(label)` and `release(path)` also match the runner's `contio.backends.base.Backend`
-protocol, so the runner can use any of these backends for process targets.
+`JournaledBackend` is the base of the backends that record what they make in an undo
+journal under contio's state directory (all but `local-dir`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import re
 import shutil
 import uuid
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -111,51 +115,117 @@ def _describe_problem(model: type[BackendOptions], err: Any) -> str:
     return f"'{option}': {message}"
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do beyond host directories."""
+
+    docker_volumes: bool = False
+    """`data_location` may hand out Docker volumes (with some options, see
+    `StorageBackend.volume_option`); a host directory otherwise."""
+    node_faults: bool = False
+    """Node-stop events can play on it: `fault_domain` gives the cluster and volume."""
+
+
 class StorageBackend(ABC):
     """A storage backend: provisions storage, hands out data locations, tears down."""
 
     name: ClassVar[str]
     options_model: ClassVar[type[BackendOptions]]
+    capabilities: ClassVar[Capabilities] = Capabilities()
 
-    def __init__(self, options: BackendOptions, workdir: Path | None = None):
+    def __init__(
+        self, options: BackendOptions, workdir: Path | None = None, experiment: str = "contio"
+    ):
+        """`workdir`: where the backend may keep state (its undo journal); None, a
+        directory of its own under contio's state root, for backends that keep any."""
         self.options = options
+        self.experiment = experiment
+        """The experiment it serves, for names users see (local-dir's root directory)."""
+
+    @classmethod
+    def volume_option(cls, options: BackendOptions) -> tuple[str, str] | None:
+        """(option, the host-directory values it allows instead) when `options` make this
+        backend hand out Docker volumes, which only containers can mount; else None."""
+        return None
+
+    @abstractmethod
+    def provision(self) -> None:
+        """Make the storage (the first call only; later calls do nothing)."""
+
+    @abstractmethod
+    def new_directory(self, label: str) -> Path:
+        """A fresh, empty host directory for `label` (one load and the runs on its data)."""
+
+    def data_location(self, name: str) -> DataLocation:
+        """Where the container or process `name` keeps its data (a host directory by default)."""
+        return HostPath(path=self.new_directory(name))
+
+    @abstractmethod
+    def release(self, path: Path) -> None:
+        """Remove a directory from `new_directory` once its runs are done."""
+
+    @abstractmethod
+    def describe(self) -> dict[str, Any]:
+        """What the storage is (path, file system, device, layout), for the results folder."""
+
+    @abstractmethod
+    def teardown(self) -> None:
+        """Remove everything this backend created (safe to call more than once)."""
+
+    def fault_domain(self) -> tuple[Any, Any]:
+        """(cluster, volume) that node-stop events play on; only with
+        `capabilities.node_faults` (typed in the backend that has them: importing the
+        gluster types here would make every backend depend on gluster)."""
+        raise BackendError(f"backend '{self.name}' has no nodes to stop")
+
+    def __enter__(self) -> Self:
+        self.provision()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.teardown()
+
+
+class JournaledBackend(StorageBackend):
+    """A backend that records what it makes in an undo journal under contio's state
+    directory, holding an owner lock there until teardown."""
+
+    def __init__(
+        self, options: BackendOptions, workdir: Path | None = None, experiment: str = "contio"
+    ):
+        super().__init__(options, workdir, experiment)
         self.instance = f"{self.name}-{uuid.uuid4().hex[:8]}"
         self.workdir = workdir or state_root() / "backends" / self.instance
         self.journal = UndoJournal(self.workdir / "journal.json")
         self._owner = OwnerLock(self.workdir)
-        self._prepared = False
+        self._provisioned = False
         self._labels: dict[str, int] = {}
 
-    # -- lifecycle ------------------------------------------------------------------
-    def prepare(self, label: str | None = None) -> Path | None:
-        """Provision the storage (first call only); with `label`, also a fresh data directory."""
-        if not self._prepared:
-            self.workdir.mkdir(parents=True, exist_ok=True)
-            self._owner.acquire()  # until teardown: `contio cleanup` must not touch it
-            try:
-                self.provision()
-            except BaseException:
-                self.teardown()  # a half-built backend leaves nothing behind
-                raise
-            self._prepared = True
-        return self.new_directory(label) if label is not None else None
+    def provision(self) -> None:
+        """Make the storage (first call only); a failure tears down what was half made."""
+        if self._provisioned:
+            return
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self._owner.acquire()  # until teardown: `contio cleanup` must not touch it
+        try:
+            self.build()
+        except BaseException:
+            self.teardown()  # a half-built backend leaves nothing behind
+            raise
+        self._provisioned = True
 
     @abstractmethod
-    def provision(self) -> None:
+    def build(self) -> None:
         """Create the storage. Record every created resource in `self.journal` first."""
 
     @abstractmethod
     def data_root(self) -> Path:
         """The host directory under which data directories are made."""
 
-    def data_location(self, name: str) -> DataLocation:
-        """Where the container or process `name` keeps its data (a host directory by default)."""
-        return HostPath(path=self.new_directory(name))
-
     def new_directory(self, label: str) -> Path:
         """A fresh, empty directory for `label` under the data root."""
-        if not self._prepared:
-            raise BackendError(f"backend '{self.name}': prepare() must run before data locations")
+        if not self._provisioned:
+            raise BackendError(f"backend '{self.name}': provision() must run before data locations")
         count = self._labels[label] = self._labels.get(label, 0) + 1
         path = self.data_root() / (label if count == 1 else f"{label}-{count}")
         path.mkdir(parents=True)
@@ -182,14 +252,7 @@ class StorageBackend(ABC):
     def teardown(self) -> None:
         """Remove everything this backend created (safe to call more than once)."""
         self.journal.undo_all()
-        self._prepared = False
+        self._provisioned = False
         self._owner.release()
         if self.workdir.exists() and not any(self.workdir.iterdir()):
             self.workdir.rmdir()
-
-    def __enter__(self) -> Self:
-        self.prepare()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.teardown()

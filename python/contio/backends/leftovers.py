@@ -29,7 +29,9 @@ from typing import TYPE_CHECKING
 from contio.backends.interface import state_root
 from contio.backends.owner_lock import OWNER_LOCK, owner_alive
 from contio.backends.undo_journal import UndoJournal, describe_entry
+from contio.containers.sweep import dead_runs, remove_dead
 from contio.errors import BackendError
+from contio.gluster import local_cluster
 
 if TYPE_CHECKING:
     import docker
@@ -84,8 +86,6 @@ def remove(leftover: Leftover, client: docker.DockerClient | None = None) -> Non
         _remove_docker(leftover.name, client)
         return
     if leftover.kind == "cluster":
-        from contio.gluster import local_cluster
-
         local_cluster.down(leftover.name)
         return
     assert leftover.path is not None  # every other kind is a directory
@@ -99,8 +99,6 @@ def remove(leftover: Leftover, client: docker.DockerClient | None = None) -> Non
 def _remove_docker(experiment: str, client: docker.DockerClient | None) -> None:
     import docker.errors
 
-    from contio.containers.sweep import remove_dead
-
     if client is None:
         raise BackendError("Docker leftovers need a Docker client to be removed")
     try:
@@ -110,8 +108,6 @@ def _remove_docker(experiment: str, client: docker.DockerClient | None) -> None:
 
 
 def _docker_leftovers(client: docker.DockerClient) -> list[Leftover]:
-    from contio.containers.sweep import dead_runs
-
     found = []
     for experiment, left in sorted(dead_runs(client).items()):
         resources = [f"container {n}" for n in left.containers]

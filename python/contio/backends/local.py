@@ -19,10 +19,11 @@ from pydantic import Field, field_validator, model_validator
 from contio.backends import block_device, filesystem, loop_device, mountinfo
 from contio.backends.interface import (
     BackendOptions,
+    Capabilities,
     DataLocation,
     DockerVolume,
     HostPath,
-    StorageBackend,
+    JournaledBackend,
 )
 from contio.errors import BackendError, BackendOptionError
 
@@ -71,19 +72,27 @@ class LocalOptions(BackendOptions):
         return self
 
 
-class LocalBackend(StorageBackend):
+class LocalBackend(JournaledBackend):
     """A directory, a (loop) device or Docker named volumes on this host."""
 
     name = "local"
     options_model = LocalOptions
     options: LocalOptions
+    capabilities = Capabilities(docker_volumes=True)
 
-    def __init__(self, options: LocalOptions, workdir: Path | None = None):
-        super().__init__(options, workdir)
+    @classmethod
+    def volume_option(cls, options: BackendOptions) -> tuple[str, str] | None:
+        assert isinstance(options, LocalOptions)
+        return ("mode", "directory, device") if options.mode == "docker-volume" else None
+
+    def __init__(
+        self, options: LocalOptions, workdir: Path | None = None, experiment: str = "contio"
+    ):
+        super().__init__(options, workdir, experiment)
         self._device: str | None = None
         self._root: Path | None = None
 
-    def provision(self) -> None:
+    def build(self) -> None:
         opts = self.options
         if opts.mode == "directory":
             self._provision_directory(opts.path)  # type: ignore[arg-type]

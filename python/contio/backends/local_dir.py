@@ -15,6 +15,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from pydantic import field_validator
+
+from contio.backends.interface import BackendOptions, StorageBackend
 from contio.backends.owner_lock import OwnerLock
 from contio.errors import BackendError
 
@@ -45,41 +48,64 @@ def mount_of(path: Path, mounts_text: str | None = None) -> dict[str, str]:
     return best
 
 
-class LocalDirBackend:
-    """Data directories under `base` (default: the system temp directory)."""
+class LocalDirOptions(BackendOptions):
+    """Options of the `local-dir` backend."""
+
+    path: Path | None = None
+    """Base directory for the data directories; None means the system's temp directory."""
+
+    @field_validator("path")
+    @classmethod
+    def _must_be_directory(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.expanduser().is_dir():
+            raise ValueError(f"{value} is not an existing directory")
+        return value.expanduser().resolve() if value is not None else None
+
+
+class LocalDirBackend(StorageBackend):
+    """Data directories under `path` (default: the system temp directory)."""
 
     name = "local-dir"
+    options_model = LocalDirOptions
+    options: LocalDirOptions
 
-    def __init__(self, experiment: str, base: Path | None = None):
-        self.base = (base or Path(tempfile.gettempdir())).resolve()
-        self._experiment = experiment
+    def __init__(
+        self, options: LocalDirOptions, workdir: Path | None = None, experiment: str = "contio"
+    ):
+        # `workdir` is not used: this backend keeps no state outside its private root.
+        super().__init__(options, workdir, experiment)
+        self.base = (options.path or Path(tempfile.gettempdir())).resolve()
         self._root: Path | None = None
         self._owner: OwnerLock | None = None
         self._count = 0
 
     @property
     def root(self) -> Path | None:
-        """The private directory holding every data directory, once the first is prepared."""
+        """The private directory holding every data directory, once provisioned."""
         return self._root
 
-    def prepare(self, label: str) -> Path:
+    def provision(self) -> None:
+        """Make the private root under the base directory (first call only)."""
+        if self._root is not None:
+            return
+        try:
+            self._root = Path(tempfile.mkdtemp(prefix=f"contio-{self.experiment}-", dir=self.base))
+        except OSError as exc:
+            raise BackendError(f"cannot create a data directory in {self.base}: {exc}") from exc
+        self._owner = OwnerLock(self._root)
+        self._owner.acquire()
+
+    def new_directory(self, label: str) -> Path:
         """A fresh, empty directory named after `label` (a target and workload)."""
         if self._root is None:
-            try:
-                self._root = Path(
-                    tempfile.mkdtemp(prefix=f"contio-{self._experiment}-", dir=self.base)
-                )
-            except OSError as exc:
-                raise BackendError(f"cannot create a data directory in {self.base}: {exc}") from exc
-            self._owner = OwnerLock(self._root)
-            self._owner.acquire()
+            raise BackendError(f"backend '{self.name}': provision() must run before directories")
         self._count += 1
         path = self._root / f"{self._count:04d}-{label}"
         path.mkdir()
         return path
 
     def release(self, path: Path) -> None:
-        """Remove one prepared directory (data of a finished load group)."""
+        """Remove one directory (data of a finished load group)."""
         if self._root is not None and self._root in path.parents:
             shutil.rmtree(path, ignore_errors=True)
 

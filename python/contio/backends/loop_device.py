@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from contio.backends import command
-from contio.backends.undo_journal import UndoJournal
+from contio.backends.undo_journal import Entry, UndoJournal
 from contio.errors import BackendError
 
 
@@ -69,3 +69,8 @@ def attached_to(directory: Path) -> list[str]:
         if back.startswith(root + os.sep):
             found.append(row["name"])
     return found
+
+
+def undo_loop(entry: Entry) -> None:
+    """Journal undo: detach the loop device an entry of `attach` names."""
+    detach(entry["device"], entry["backing_file"])

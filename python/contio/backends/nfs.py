@@ -18,10 +18,11 @@ from pydantic import Field, field_validator, model_validator
 from contio.backends import command, mountinfo, nfs_config, nfs_support
 from contio.backends.interface import (
     BackendOptions,
+    Capabilities,
     DataLocation,
     DockerVolume,
     HostPath,
-    StorageBackend,
+    JournaledBackend,
 )
 from contio.backends.undo_journal import Entry
 from contio.errors import BackendOptionError, BackendUnavailableError
@@ -63,15 +64,24 @@ class NfsOptions(BackendOptions):
         return "127.0.0.1" if self.server == "local" else self.server
 
 
-class NfsBackend(StorageBackend):
+class NfsBackend(JournaledBackend):
     """Directories on an NFS export, as Docker NFS volumes or under a host mount."""
 
     name = "nfs"
     options_model = NfsOptions
     options: NfsOptions
+    capabilities = Capabilities(docker_volumes=True)
 
-    def __init__(self, options: NfsOptions, workdir: Path | None = None):
-        super().__init__(options, workdir)
+    @classmethod
+    def volume_option(cls, options: BackendOptions) -> tuple[str, str] | None:
+        # Docker volumes unless told not to (the default `mount_via`).
+        assert isinstance(options, NfsOptions)
+        return ("mount_via", "host") if options.mount_via == "docker-volume" else None
+
+    def __init__(
+        self, options: NfsOptions, workdir: Path | None = None, experiment: str = "contio"
+    ):
+        super().__init__(options, workdir, experiment)
         self._mount = self.workdir / "mnt"
         self.subdir = f"contio-{self.instance}"
 
@@ -90,7 +100,7 @@ class NfsBackend(StorageBackend):
             if not support.available:
                 raise BackendUnavailableError(f"backend 'nfs' cannot run here: {support.reason}")
 
-    def provision(self) -> None:
+    def build(self) -> None:
         self.check_support()
         opts = self.options
         if opts.server == "local":

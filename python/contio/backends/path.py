@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from contio.backends import mountinfo
-from contio.backends.interface import BackendOptions, StorageBackend
+from contio.backends.interface import BackendOptions, JournaledBackend
 from contio.errors import BackendOptionError
 
 
@@ -22,18 +22,20 @@ class PathOptions(BackendOptions):
     require_fstype: str | None = None  # e.g. "ceph" or "lustre": refuse anything else
 
 
-class PathBackend(StorageBackend):
+class PathBackend(JournaledBackend):
     """Data directories under an existing path, on whatever file system holds it."""
 
     name = "path"
     options_model = PathOptions
     options: PathOptions
 
-    def __init__(self, options: PathOptions, workdir: Path | None = None):
-        super().__init__(options, workdir)
+    def __init__(
+        self, options: PathOptions, workdir: Path | None = None, experiment: str = "contio"
+    ):
+        super().__init__(options, workdir, experiment)
         self._root = options.path / f"contio-{self.instance}"
 
-    def provision(self) -> None:
+    def build(self) -> None:
         base = self.options.path
         if not base.is_dir():
             raise BackendOptionError(self.name, "path", f"{base} is not an existing directory")

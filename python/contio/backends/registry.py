@@ -11,6 +11,7 @@ from contio.errors import BackendOptionError
 
 # name → "module:Class"; imported on first use so `contio --help` stays fast.
 BACKENDS: dict[str, str] = {
+    "local-dir": "contio.backends.local_dir:LocalDirBackend",
     "local": "contio.backends.local:LocalBackend",
     "striped": "contio.backends.striped:StripedBackend",
     "gluster": "contio.backends.gluster:GlusterBackend",
@@ -19,9 +20,13 @@ BACKENDS: dict[str, str] = {
 }
 
 
+DEFAULT = "local-dir"
+"""The backend of a definition that names no type: the plain directory backend."""
+
+
 def names() -> list[str]:
-    """Every backend name, sorted."""
-    return sorted(BACKENDS)
+    """Every backend name: the default first, then the others sorted."""
+    return [DEFAULT, *sorted(set(BACKENDS) - {DEFAULT})]
 
 
 def backend_class(name: str) -> type[StorageBackend]:
@@ -41,7 +46,10 @@ def validate_options(name: str, raw: dict[str, Any]) -> BackendOptions:
     return parse_options(name, cls.options_model, raw)
 
 
-def create(name: str, raw: dict[str, Any], workdir: Path | None = None) -> StorageBackend:
-    """A backend `name` with validated options, not yet prepared."""
+def create(
+    name: str, raw: dict[str, Any], workdir: Path | None = None, experiment: str = "contio"
+) -> StorageBackend:
+    """A backend `name` with validated options, not yet provisioned; `workdir` holds its
+    state, `experiment` names what it makes where users see it."""
     cls = backend_class(name)
-    return cls(parse_options(name, cls.options_model, raw), workdir)
+    return cls(parse_options(name, cls.options_model, raw), workdir, experiment)

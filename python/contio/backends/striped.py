@@ -22,7 +22,7 @@ from contio.backends import (
     loop_device,
     mountinfo,
 )
-from contio.backends.interface import BackendOptions, StorageBackend
+from contio.backends.interface import BackendOptions, JournaledBackend
 from contio.backends.striping_commands import (
     BTRFS_STRIPE_BYTES,
     btrfs_raid0_argv,
@@ -77,15 +77,17 @@ class StripedOptions(BackendOptions):
         return self
 
 
-class StripedBackend(StorageBackend):
+class StripedBackend(JournaledBackend):
     """LVM striped LV + XFS where device-mapper exists, else btrfs RAID0."""
 
     name = "striped"
     options_model = StripedOptions
     options: StripedOptions
 
-    def __init__(self, options: StripedOptions, workdir: Path | None = None):
-        super().__init__(options, workdir)
+    def __init__(
+        self, options: StripedOptions, workdir: Path | None = None, experiment: str = "contio"
+    ):
+        super().__init__(options, workdir, experiment)
         self.method: str | None = None
         self.method_reason = ""
         self.devices: list[str] = []
@@ -104,7 +106,7 @@ class StripedBackend(StorageBackend):
             return "lvm", "auto: " + support.reason
         return "btrfs", f"auto: {support.reason}; using btrfs RAID0 instead of LVM"
 
-    def provision(self) -> None:
+    def build(self) -> None:
         self.method, self.method_reason = self.choose_method()
         self.devices = self._devices()
         if self.method == "lvm":

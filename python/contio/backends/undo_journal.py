@@ -8,6 +8,7 @@ that was not. Entries that fail to undo stay in the journal for the next attempt
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -106,12 +107,6 @@ def _unmount(entry: Entry) -> None:
         command.run(["umount", "-l", target])
 
 
-def _detach_loop(entry: Entry) -> None:
-    from contio.backends import loop_device
-
-    loop_device.detach(entry["device"], entry["backing_file"])
-
-
 def _forget_btrfs(entry: Entry) -> None:
     # The kernel keeps scanned btrfs member devices registered after unmount.
     for device in entry["devices"]:
@@ -149,10 +144,8 @@ def _kill_netns_processes(entry: Entry) -> None:
         if not pids:
             return
         for pid in pids:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         time.sleep(0.1)
     raise BackendError(f"processes in network namespace {name} survive SIGKILL: {pids}")
 
@@ -174,7 +167,6 @@ UNDO_ACTIONS: dict[str, Callable[[Entry], None]] = {
     "dir": _remove_dir,
     "file": _remove_file,
     "mount": _unmount,
-    "loop": _detach_loop,
     "btrfs-members": _forget_btrfs,
     "fs-signature": _wipe_signatures,
     "lvm-vg": _remove_volume_group,
@@ -191,6 +183,7 @@ DEFERRED_UNDO_ACTIONS: dict[str, str] = {
     "gluster-volume": "contio.gluster.volume:undo_volume",
     "gluster-cluster": "contio.gluster.local_cluster:undo_cluster",
     "nfs-export": "contio.backends.nfs:undo_export",
+    "loop": "contio.backends.loop_device:undo_loop",
 }
 
 

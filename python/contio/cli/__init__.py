@@ -6,24 +6,16 @@ import sys
 
 import click
 
-from contio import __version__
+# Each command group lives in its own module, which adds its commands to `cli` on import.
+from contio.cli import backend, cleanup, cluster, images, plan, report, results, run  # noqa: F401
+from contio.cli.root import cli
 from contio.errors import ContioError, UsageError
 
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="contio")
-def cli() -> None:
-    """Measure and control the storage I/O of containerized applications."""
-
-
-def _register() -> None:
-    # Each command group lives in its own module and adds itself to `cli`.
-    from contio.cli import backend, cleanup, cluster, images, plan, report, results, run  # noqa: F401
+__all__ = ["cli", "main"]
 
 
 def main() -> None:
     """Entry point: run the CLI and map contio's errors to exit codes (2 = bad input)."""
-    _register()
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:

@@ -7,8 +7,9 @@ import json
 import click
 import yaml
 
-from contio.cli import cli
+from contio.cli.root import cli
 from contio.errors import BackendOptionError
+from contio.experiment.checks import backend_option_defaults, backend_options, backend_types
 from contio.yaml_input import read_yaml
 
 
@@ -20,8 +21,6 @@ def backend() -> None:
 @backend.command("list")
 def list_backends() -> None:
     """Each backend with its options and their defaults."""
-    from contio.experiment.checks import backend_option_defaults, backend_types
-
     for name in backend_types():
         click.echo(f"{name}:")
         for field, default in backend_option_defaults(name).items():
@@ -33,8 +32,6 @@ def list_backends() -> None:
 @click.argument("options", nargs=-1)
 def check(name: str, options: tuple[str, ...]) -> None:
     """Validate NAME's OPTIONS (KEY=VALUE, values in YAML: 3, [a, b]) and print them in full."""
-    from contio.experiment.checks import backend_options
-
     raw = {}
     for item in options:
         key, sep, value = item.partition("=")

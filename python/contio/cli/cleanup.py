@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from contio.cli import cli
+from contio.backends import leftovers
+from contio.cli.root import cli
+from contio.containers.docker_engine import connect, engine_reachable
 from contio.errors import BackendError
 
 if TYPE_CHECKING:
@@ -37,8 +39,6 @@ def cleanup(clusters: bool, data_dirs: tuple[Path, ...], dry_run: bool) -> None:
     What belongs to a run still going is left alone: its backends and directories hold
     an owner lock, its Docker resources are labelled with its process. Docker is checked
     only when an engine answers (it is never started for this)."""
-    from contio.backends import leftovers
-
     client = _docker_client()
     try:
         found = leftovers.find(clusters, data_dirs, client)
@@ -68,6 +68,4 @@ def cleanup(clusters: bool, data_dirs: tuple[Path, ...], dry_run: bool) -> None:
 
 def _docker_client() -> docker.DockerClient | None:
     """A client of the Docker engine when one answers now; never starts one."""
-    from contio.containers.docker_engine import connect, engine_reachable
-
     return connect() if engine_reachable() else None

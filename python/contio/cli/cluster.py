@@ -8,8 +8,10 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
-from contio.cli import cli
+from contio.cli.root import cli
 from contio.errors import BackendOptionError
+from contio.gluster import local_cluster
+from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
 
 
 @cli.group()
@@ -18,14 +20,13 @@ def cluster() -> None:
 
 
 def _config(**fields: Any) -> Any:
-    from contio.gluster.local_cluster import LocalClusterConfig
-
     try:
         return LocalClusterConfig(**fields)
     except ValidationError as exc:
         err = exc.errors()[0]
         option = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
-        raise BackendOptionError("cluster", option, str(err["msg"]).removeprefix("Value error, "))
+        message = str(err["msg"]).removeprefix("Value error, ")
+        raise BackendOptionError("cluster", option, message) from None
 
 
 @cluster.command()
@@ -36,8 +37,6 @@ def _config(**fields: Any) -> Any:
 @click.option("--name", default="contio", show_default=True, help="Cluster name.")
 def up(nodes: int, disks_per_node: int, disk_size: str, subnet: str, name: str) -> None:
     """Start NODES glusterd nodes, each with its own IP and XFS brick disks."""
-    from contio.gluster.local_cluster import LocalCluster
-
     config = _config(
         name=name, nodes=nodes, disks_per_node=disks_per_node, disk_size=disk_size, subnet=subnet
     )
@@ -51,8 +50,6 @@ def up(nodes: int, disks_per_node: int, disk_size: str, subnet: str, name: str) 
 @click.option("--name", default="contio", show_default=True, help="Cluster name.")
 def down(name: str) -> None:
     """Remove the cluster: processes, mounts, loop devices, namespaces, bridge, firewall rule."""
-    from contio.gluster import local_cluster
-
     if local_cluster.down(name):
         click.echo(f"cluster '{name}' removed")
     else:
@@ -63,6 +60,4 @@ def down(name: str) -> None:
 @click.option("--name", default="contio", show_default=True, help="Cluster name.")
 def status(name: str) -> None:
     """Print the cluster's nodes, addresses and brick disks as JSON."""
-    from contio.gluster.local_cluster import LocalCluster
-
     click.echo(json.dumps(LocalCluster.open(name).describe(), indent=2))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 import docker.errors
 
-from contio.cli import cli
+from contio.cli.root import cli
 from contio.containers import labels
 from contio.containers.docker_engine import ensure_engine
 from contio.images import registry

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from contio.cli import cli
+from contio.cli.root import cli
 from contio.cli.run import PROFILE_HELP, load_spec
 from contio.experiment.matrix import expand
 from contio.run.docker_preparation import plan_docker

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from contio.cli import cli
+from contio.cli.root import cli
 from contio.errors import UsageError
+from contio.report.output import check_output
 from contio.results.index import INDEX_FILE
 
 FOLDER = click.Path(file_okay=False, exists=True, path_type=Path)
@@ -31,6 +32,7 @@ def _results_folder(folder: Path) -> Path:
 )  # fmt: skip
 def report(folder: Path, output: Path | None, compare_with: Path | None) -> None:
     """Write the self-contained HTML report of a results folder."""
+    # Lazy: the report stack (pandas, matplotlib) would slow every `contio` start.
     from contio.report.build import write_report
 
     _results_folder(folder)
@@ -48,10 +50,10 @@ def report(folder: Path, output: Path | None, compare_with: Path | None) -> None
 )  # fmt: skip
 def compare_command(folder_a: Path, folder_b: Path, html_output: Path | None) -> None:
     """Compare the common cells of two experiments: B against A, with 95% CI and p."""
+    # Lazy: the report stack (pandas, matplotlib) would slow every `contio` start.
     from contio.report.build import write_report
     from contio.report.compare import compare, comparison_text
     from contio.report.experiment import Experiment
-    from contio.report.output import check_output
 
     if html_output is not None:
         check_output(html_output)  # before the comparison is printed
@@ -74,6 +76,7 @@ def compare_command(folder_a: Path, folder_b: Path, html_output: Path | None) ->
 )  # fmt: skip
 def export_command(folder: Path, fmt: str, output: Path | None) -> None:
     """Export the run phases (one row per cell × repetition × container)."""
+    # Lazy: the report stack (pandas, matplotlib) would slow every `contio` start.
     from contio.report.export import export
 
     _results_folder(folder)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from contio.cli import cli
+from contio.cli.root import cli
 from contio.cli.tables import comparison_table, headline, mix_table, results_table
 from contio.errors import UsageError
 from contio.results.index import INDEX_FILE, ResultsIndex

@@ -8,10 +8,12 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from contio.cli import cli
+from contio.cli.root import cli
 from contio.cli.tables import comparison_table, headline, mix_table, results_table
 from contio.errors import ContioError, Interrupted
-from contio.experiment.spec import ExperimentSpec, read_default_spec, read_spec_file
+from contio.experiment.load import read_default_spec, read_spec_file
+from contio.experiment.spec import ExperimentSpec
+from contio.results.index import INDEX_FILE, ResultsIndex
 from contio.run.runner import Runner
 from contio.stats.backend_comparison import Analysis
 
@@ -25,8 +27,6 @@ def load_spec(spec: Path | None, profile: str | None) -> tuple[ExperimentSpec, s
 
 def stored_profile(folder: Path) -> str | None:
     """The profile a results folder was run with (None when it has no index)."""
-    from contio.results.index import INDEX_FILE, ResultsIndex
-
     if not (folder / INDEX_FILE).is_file():
         return None
     index = ResultsIndex.open(folder)
@@ -105,7 +105,7 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
 
 def write_final_report(folder: Path) -> None:
     """The HTML report at the end of a run; a report that fails loses no result, so warn."""
-    from contio.report.build import write_report
+    from contio.report.build import write_report  # lazy: matplotlib slows every start
 
     try:
         path = write_report(folder)

@@ -3,8 +3,8 @@ cannot combine, backend options (through the backend registry); and, for `contio
 only, what the machine must allow (root for drop_caches).
 
 Each problem is a `SpecError` naming the field path, collected so a user sees them all.
-Once the fields are consistent, the cells themselves are checked (`contio.experiment.cell_checks`):
-runtimes against targets, backends and block I/O groups.
+Once the fields are consistent, `contio.experiment.load` checks the cells themselves
+(`contio.experiment.cell_checks`): runtimes against targets, backends and block I/O groups.
 """
 
 from __future__ import annotations
@@ -13,69 +13,43 @@ import os
 from pathlib import Path
 from typing import Any, get_args
 
-from pydantic import ValidationError
-
 from contio.backends import registry
 from contio.errors import BackendOptionError, SpecError
-from contio.experiment.spec import ExperimentSpec, LocalDirBackendSpec, RuntimeType, problem_of
+from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS
+from contio.experiment.spec import (
+    LOCAL_DIR,
+    ExperimentSpec,
+    RuntimeType,
+)
 from contio.targets.engine_targets import DATABASE_BINDINGS
 
-LOCAL_DIR = "local-dir"
-NO_CONTROLS = "none"
-"""The `io_controls` level that needs no definition: nothing is controlled."""
-
-FACTOR_NAMES = (
-    "backend",
-    "target",
-    "workload",
-    "threads",
-    "containers",
-    "mix",
-    "runtime",
-    "io_controls",
-    "properties",
-)
 _STOP_PROPERTIES = ("operationcount", "maxexecutiontime")
 
 
 def backend_types() -> list[str]:
-    """Backend types a spec may name: the registry's and the plain `local-dir`."""
-    return [LOCAL_DIR, *registry.names()]
+    """Backend types a spec may name: the registry's (the plain `local-dir` first)."""
+    return registry.names()
 
 
 def backend_options(kind: str, options: dict[str, Any]) -> dict[str, Any]:
     """A backend's options checked and with their defaults (`contio backend check`), for
     every type a spec accepts; `BackendOptionError` names the bad option."""
-    if kind not in backend_types():
-        raise BackendOptionError(
-            kind, "type", f"unknown backend; allowed: {', '.join(backend_types())}"
-        )
-    if kind != LOCAL_DIR:
-        return registry.validate_options(kind, options).model_dump(mode="json")
-    try:
-        checked = LocalDirBackendSpec.model_validate({"type": kind, **options})
-    except ValidationError as exc:
-        problem = problem_of(exc.errors()[0], LocalDirBackendSpec)
-        raise BackendOptionError(
-            kind, problem.path, str(problem).removeprefix(f"{problem.path}: ")
-        ) from None
-    return checked.model_dump(mode="json", exclude={"type"})
+    return registry.validate_options(kind, options).model_dump(mode="json")
 
 
 def backend_option_defaults(kind: str) -> dict[str, str]:
     """Each option of backend `kind` with its default (`(required)` when it has none)."""
-    model = LocalDirBackendSpec if kind == LOCAL_DIR else registry.backend_class(kind).options_model
+    model = registry.backend_class(kind).options_model
     return {
         name: "(required)"
         if info.is_required()
         else repr(info.get_default(call_default_factory=True))
         for name, info in model.model_fields.items()
-        if name != "type"
     }
 
 
 def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
-    """Every problem across fields, in spec order."""
+    """Every problem across fields, in spec order (the cells are checked after these pass)."""
     problems: list[SpecError] = []
     problems += _check_backends(spec)
     problems += _check_shorthands(spec)
@@ -85,12 +59,6 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
     problems += _check_events(spec)
     problems += _check_analysis(spec)
     problems += _check_target_options(spec)
-    if not problems:
-        from contio.experiment.cell_checks import (
-            check_cells,  # expands the cells: needs the above first
-        )
-
-        problems += check_cells(spec)
     return problems
 
 
@@ -179,13 +147,6 @@ def _check_backends(spec: ExperimentSpec) -> list[SpecError]:
                 )
             )
             continue
-        if kind == LOCAL_DIR:
-            try:
-                LocalDirBackendSpec.model_validate(definition)
-            except ValidationError as exc:
-                parts = tuple(prefix.split("."))
-                problems += [problem_of(e, LocalDirBackendSpec, parts) for e in exc.errors()]
-            continue
         options = {k: v for k, v in definition.items() if k != "type"}
         try:
             registry.validate_options(kind, options)
@@ -201,16 +162,11 @@ def docker_volume_option(definition: dict[str, Any]) -> tuple[str, str] | None:
     """(option, allowed host-directory values) when a backend level hands out Docker
     volumes instead of host directories, else None."""
     kind = definition.get("type", LOCAL_DIR)
-    if kind not in ("local", "nfs"):
+    cls = registry.backend_class(kind)
+    if not cls.capabilities.docker_volumes:
         return None
-    options = registry.validate_options(
-        kind, {k: v for k, v in definition.items() if k != "type"}
-    ).model_dump()  # with the defaults: nfs mounts through Docker volumes unless told not to
-    if kind == "local" and options.get("mode") == "docker-volume":
-        return "mode", "directory, device"
-    if kind == "nfs" and options.get("mount_via") == "docker-volume":
-        return "mount_via", "host"
-    return None
+    options = registry.validate_options(kind, {k: v for k, v in definition.items() if k != "type"})
+    return cls.volume_option(options)  # with the defaults: nfs mounts through Docker volumes
 
 
 def _check_shorthands(spec: ExperimentSpec) -> list[SpecError]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contio.errors import InvalidSpecError, SpecError
-from contio.experiment.checks import NO_CONTROLS
+from contio.experiment.parts import NO_CONTROLS
 from contio.experiment.spec import ExperimentSpec, engine_value
 from contio.targets.engine_targets import engine_target_of, is_database
 from contio.workload.files import WorkloadRef
@@ -164,10 +164,7 @@ def _flatten(entry: dict[str, Any]) -> dict[str, Any]:
 def _members(spec: ExperimentSpec, chosen: dict[str, Any]) -> tuple[Member, ...]:
     props = {k[len("properties.") :]: v for k, v in chosen.items() if k.startswith("properties.")}
     members = []
-    if "mix" in chosen:
-        parts = spec.mixes[chosen["mix"]]
-    else:
-        parts = [None]
+    parts = spec.mixes[chosen["mix"]] if "mix" in chosen else [None]
     for part in parts:
         target = (part.target if part and part.target else None) or chosen.get("target", "null")
         # (chosen has no "target" only when every mix member names its own.)
@@ -203,7 +200,7 @@ def _pick(levels: dict[str, list[Any]], entry: dict[str, Any], where: str) -> li
         else:
             allowed = ", ".join(_as_text(v) for v in values)
             raise SpecError(f"{where}.{factor}", f"required (several levels: {allowed})")
-    return [dict(zip(chosen, combo)) for combo in itertools.product(*chosen.values())]
+    return [dict(zip(chosen, combo, strict=True)) for combo in itertools.product(*chosen.values())]
 
 
 def _excluded(chosen: dict[str, Any], exclusions: list[dict[str, Any]]) -> bool:
@@ -231,7 +228,9 @@ def expand(spec: ExperimentSpec, source: str = "spec") -> list[Cell]:
             except SpecError as exc:
                 problems.append(exc)
     else:
-        combos = [dict(zip(levels, values)) for values in itertools.product(*levels.values())]
+        combos = [
+            dict(zip(levels, values, strict=True)) for values in itertools.product(*levels.values())
+        ]
     if problems:
         raise InvalidSpecError(source, problems)
     chosen = [c for c in combos if not _excluded(c, exclusions)]

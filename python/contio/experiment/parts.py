@@ -32,6 +32,22 @@ from contio.yaml_input import Integer, Number, PositiveInteger
 
 PropertyValue = str | int | float | bool
 
+NO_CONTROLS = "none"
+"""The `io_controls` level that needs no definition: nothing is controlled."""
+
+FACTOR_NAMES = (
+    "backend",
+    "target",
+    "workload",
+    "threads",
+    "containers",
+    "mix",
+    "runtime",
+    "io_controls",
+    "properties",
+)
+"""Every factor a cell has a level of (the keys `cells` and `exclude` entries may use)."""
+
 
 class SpecModel(BaseModel):
     """Base of every spec model: strict keys, immutable."""

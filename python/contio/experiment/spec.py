@@ -7,7 +7,8 @@ explicit list, less exclusions), the stopping rule, the load policy and the prof
 `workloads`, `threads`, `backend`, `repetitions`) is still read: it is the same as the
 corresponding factors. Unknown keys are rejected; every error names the field's path
 (`factors.target[1]`, `backends.nfs-sync.export_mode`) and, where there is a closed set,
-the allowed values. Checks across fields live in `contio.experiment.checks`.
+the allowed values. Checks across fields live in `contio.experiment.checks`; reading a
+spec file (model first, then those checks) in `contio.experiment.load`.
 """
 
 from __future__ import annotations
@@ -15,15 +16,13 @@ from __future__ import annotations
 import copy
 import typing
 from collections.abc import Mapping
-from importlib.resources import as_file, files
-from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from contio.errors import InvalidSpecError, SpecError, UsageError
+from contio.backends import registry
+from contio.errors import InvalidSpecError, SpecError
 from contio.experiment.parts import (
     AnalysisSpec,
     Factors,
@@ -43,31 +42,13 @@ from contio.gluster.faults import NodeStopEvent
 from contio.targets.engine_targets import TARGETS, engine_target_of, namespace_owner
 from contio.workload.files import WorkloadRef
 from contio.yaml_input import (
-    DuplicateKeyError,
     Number,
     PositiveInteger,
     number_text,
-    read_yaml,
 )
 
-DEFAULT_SPEC_NAME = "default.yaml"
-
-
-class LocalDirBackendSpec(SpecModel):
-    """Keep each cell's data in a fresh directory under `path` on the local file system."""
-
-    type: Literal["local-dir"] = "local-dir"
-    path: Path | None = None
-    """Base directory for the data directories; None means the system's temp directory."""
-
-    @field_validator("path")
-    @classmethod
-    def _must_be_directory(cls, value: Path | None) -> Path | None:
-        if value is not None and not value.expanduser().is_dir():
-            raise PydanticCustomError(
-                "not_a_directory", "{path} is not an existing directory", {"path": str(value)}
-            )
-        return value.expanduser().resolve() if value is not None else None
+LOCAL_DIR = registry.DEFAULT
+"""The plain directory backend: the type of a backend definition that names none."""
 
 
 RuntimeType = Literal["process", "docker"]
@@ -182,8 +163,8 @@ class ExperimentSpec(SpecModel):
         """Backend levels by name; the older single `backend` is named by its type."""
         if self.backends:
             return dict(self.backends)
-        single = self.backend if self.backend is not None else {"type": "local-dir"}
-        return {str(single.get("type", "local-dir")): single}
+        single = self.backend if self.backend is not None else {"type": LOCAL_DIR}
+        return {str(single.get("type", LOCAL_DIR)): single}
 
     def target_levels(self) -> list[str]:
         return self.factors.target or self.targets or ["null"]
@@ -315,58 +296,3 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
 
 def _same_kind(current: dict[str, Any], override: dict[str, Any]) -> bool:
     return "type" not in override or override["type"] == current.get("type")
-
-
-def validate_spec(
-    data: Any, source: str, base_dir: Path, profile: str | None = None
-) -> ExperimentSpec:
-    """Validate parsed YAML (after merging `profile`); raise `InvalidSpecError` listing
-    every bad field."""
-    from contio.experiment.checks import cross_check  # imports the backend registry lazily
-
-    if not isinstance(data, dict):
-        raise InvalidSpecError(source, [SpecError("", "a spec is a mapping of keys to values")])
-    merged = apply_profile(data, profile, source)
-    chosen = profile or merged.get("default_profile")
-    where = f"{source} (profile {chosen})" if chosen else source
-    try:
-        spec = ExperimentSpec.model_validate(merged, context={"base_dir": base_dir})
-    except ValidationError as exc:
-        raise InvalidSpecError(where, [problem_of(e) for e in exc.errors()]) from None
-    problems = cross_check(spec, base_dir)
-    if problems:
-        raise InvalidSpecError(where, problems)
-    return spec
-
-
-def parse_spec_text(
-    text: str, source: str, base_dir: Path, profile: str | None = None
-) -> ExperimentSpec:
-    """Parse and validate a spec's YAML text; `base_dir` anchors relative paths."""
-    try:
-        data = read_yaml(text)
-    except DuplicateKeyError as exc:
-        raise InvalidSpecError(source, [SpecError("", str(exc))]) from None
-    except yaml.YAMLError as exc:
-        raise InvalidSpecError(source, [SpecError("", f"not valid YAML: {exc}")]) from None
-    return validate_spec(data, source, base_dir, profile)
-
-
-def read_spec_file(path: Path, profile: str | None = None) -> tuple[ExperimentSpec, str]:
-    """Read and validate a spec file; returns the spec and its text (kept with the results)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read spec {str(path)!r}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"cannot read spec {str(path)!r}: not UTF-8 text (byte {exc.object[exc.start]:#04x} "
-            f"at offset {exc.start}); a spec is a YAML text file"
-        ) from None
-    return parse_spec_text(text, str(path), path.resolve().parent, profile), text
-
-
-def read_default_spec(profile: str | None = None) -> tuple[ExperimentSpec, str]:
-    """The embedded default experiment shipped with the package."""
-    with as_file(files("contio.experiment") / DEFAULT_SPEC_NAME) as path:
-        return read_spec_file(Path(path), profile)

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from contio.gluster.inventory import SshCluster
+from contio.gluster.local_cluster import LocalCluster
 from contio.gluster.node_access import GlusterNode
 
 
@@ -58,9 +60,5 @@ class GlusterCluster(Protocol):
 def open_cluster(reference: dict[str, Any]) -> GlusterCluster:
     """The cluster a reference names."""
     if reference["kind"] == "local":
-        from contio.gluster.local_cluster import LocalCluster
-
         return LocalCluster.open(reference["name"])
-    from contio.gluster.inventory import SshCluster
-
     return SshCluster.load(Path(reference["inventory"]))

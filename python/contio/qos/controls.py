@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import contio.qos.device as devices
 from contio.errors import QosError
-from contio.qos import device as devices
 from contio.qos.control_files import (
     BUFFERED_WRITES_NOTE,
     V1_BFQ_WEIGHT,

@@ -13,13 +13,12 @@ import docker
 import docker.errors
 
 from contio.errors import QosError
-from contio.qos import hierarchy
-from contio.qos.hierarchy import Cgroup
+from contio.qos.hierarchy import Cgroup, detect
 
 
 def cgroup_of_pid(pid: int, mount_text: str | None = None, proc: Path = Path("/proc")) -> Cgroup:
     """The cgroup that controls block I/O for process `pid`."""
-    version, root = hierarchy.detect(mount_text)
+    version, root = detect(mount_text)
     try:
         lines = (proc / str(pid) / "cgroup").read_text().splitlines()
     except FileNotFoundError:

@@ -15,13 +15,16 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from contio.experiment.parts import IoControlSet, IoGroupControls
+from contio.qos.io_groups import CgroupIoController
 
 
 class IoController(Protocol):
     """Applies block I/O limits to a cell's processes."""
 
-    mechanism: str
-    """How limits are applied (`cgroup-v1 blkio.throttle`, …), recorded with the results."""
+    @property
+    def mechanism(self) -> str:
+        """How limits are applied (`cgroup-v1 blkio.throttle`, …), recorded with the results."""
+        ...
 
     def unavailable_reason(self, controls: IoControlSet, device: str | None = None) -> str | None:
         """None if `controls` can be applied on this host (to `device`, a device node or
@@ -69,11 +72,8 @@ class NoIoController:
 
 
 def process_controller() -> IoController:
-    """The controller for local process groups (paper 004's VNodes, docs/papers.md).
-
-    The groups are cgroups, written by `contio.qos`."""
-    from contio.qos.io_groups import CgroupIoController  # imports contio.qos (cgroup detection)
-
+    """The controller for local process groups (paper 004's VNodes, docs/papers.md):
+    cgroups, written by `contio.qos`."""
     controller = CgroupIoController()
     if controller.version is None:
         return NoIoController(controller.unavailable_reason(IoControlSet(groups=[{}])) or "")

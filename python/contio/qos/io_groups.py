@@ -22,7 +22,7 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from contio import qos
 from contio.errors import QosError
@@ -45,6 +45,8 @@ class CgroupIoController:
     def __init__(self, prefix: str | None = None):
         self.prefix = prefix or f"run{os.getpid()}"
         self._groups: dict[int, _Group] = {}
+        self.version: Literal["v1", "v2"] | None
+        self._reason: str | None
         try:
             self.version, _ = qos.detect()
         except QosError as exc:
@@ -105,11 +107,12 @@ class CgroupIoController:
             if device is None:
                 raise QosError("io_controls: no device to control; give the level a 'device'")
             disk = qos.resolve(device)
-            if entry.key != (disk.number, limits):
+            applied = entry.applied
+            if applied is None or entry.key != (disk.number, limits):
                 self._remove_controls(entry)
-                entry.applied = qos.apply(entry.group.cgroup, disk, limits)
+                applied = entry.applied = qos.apply(entry.group.cgroup, disk, limits)
                 entry.key = (disk.number, limits)
-            record.update(entry.applied.as_dict())
+            record.update(applied.as_dict())
         else:
             self._remove_controls(entry)
             record["notes"] = [self.note]

@@ -27,7 +27,7 @@ _RATE = re.compile(
 ALLOWED_RATE = 'a positive integer or a string like "10MB/s", "512KiB/s", "2k"'
 
 
-def parse_rate(field: str, value: float | str) -> int:
+def parse_rate(field: str, value: object) -> int:
     """A positive rate in units per second from an integer or a string with a unit."""
     if isinstance(value, bool):
         raise QosConfigError(field, f"must be {ALLOWED_RATE}, not {value!r}")

@@ -11,6 +11,7 @@ directory (a cgroup with members cannot be removed).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -19,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from contio.errors import QosConfigError, QosError
-from contio.qos import hierarchy
-from contio.qos.hierarchy import Cgroup
+from contio.qos.hierarchy import Cgroup, detect
 
 PARENT = "contio"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -53,7 +53,7 @@ class ProcessGroup:
                 "name", f"{name!r} is not a valid group name; allowed: letters, digits, "
                 "'_', '.', '-', starting with a letter or digit, at most 64 characters",
             )  # fmt: skip
-        version, root = hierarchy.detect(mount_text)
+        version, root = detect(mount_text)
         parent = root / PARENT
         parent.mkdir(exist_ok=True)
         if version == "v2":
@@ -95,15 +95,11 @@ class ProcessGroup:
         if not self.cgroup.path.exists():
             return
         for pid in self.cgroup.pids():
-            try:
+            with contextlib.suppress(ProcessLookupError):  # exited meanwhile
                 (self.root / "cgroup.procs").write_text(str(pid))
-            except ProcessLookupError:
-                pass  # exited meanwhile
         self.cgroup.path.rmdir()
-        try:
-            self.cgroup.path.parent.rmdir()  # the shared parent, when no group is left
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):  # the shared parent goes when no group is left
+            self.cgroup.path.parent.rmdir()
 
     def __enter__(self) -> ProcessGroup:  # noqa: PYI034 - Self needs Python 3.11
         return self

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 
-from contio.report.experiment import NO_CONTROLS, Experiment
+from contio.experiment.parts import NO_CONTROLS
+from contio.report.experiment import Experiment
 from contio.report.scaling_sections import MixResult, ScalingResult
 from contio.results.folder import RAW_DIR
 from contio.run.stopping import repetitions_for

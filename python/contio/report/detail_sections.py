@@ -10,8 +10,9 @@ import math
 
 import pandas as pd
 
+from contio.experiment.parts import NO_CONTROLS
 from contio.report import figures
-from contio.report.experiment import NO_CONTROLS, Experiment, group_label, groups
+from contio.report.experiment import Experiment, group_label, groups
 from contio.report.page import Section, details, figure
 from contio.report.raw_documents import cell_time_series, repetition_events
 

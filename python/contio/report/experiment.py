@@ -25,7 +25,6 @@ from contio.stats.backend_comparison import COMPARED_FACTORS, Analysis
 
 # Factors that never tell cells apart in a chart (one level per run).
 HIDDEN_FACTORS = ("runtime",)
-NO_CONTROLS = "none"
 UTILIZATION = ("cpu_percent", "disk_percent")
 
 

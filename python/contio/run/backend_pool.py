@@ -1,9 +1,9 @@
 """The backend factor: one provisioned backend per level, made on first use, torn down at
 the end (or on an interrupt), described in the results.
 
-Levels are the spec's backend definitions. `local-dir` is the plain directory backend
-of older specs; every other type comes from the backend registry (issue 5: local,
-striped, gluster, nfs, path). A backend this host cannot provide (no NFS in the
+Levels are the spec's backend definitions; every type comes from the backend registry
+(`local-dir`, the plain directory backend of older specs, and issue 5's local, striped,
+gluster, nfs, path). A backend this host cannot provide (no NFS in the
 kernel, for example) is not an error: its cells are skipped with the reason.
 """
 
@@ -11,25 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from contio.backends import nfs_support, registry
-from contio.backends.local_dir import LocalDirBackend
+from contio.backends.interface import StorageBackend
 from contio.errors import BackendUnavailableError
-from contio.experiment.checks import LOCAL_DIR
-from contio.experiment.spec import ExperimentSpec, LocalDirBackendSpec
-
-
-class DirectoryBackend(Protocol):
-    """What the runner needs of a backend: fresh data directories, a description, teardown."""
-
-    def prepare(self, label: str) -> Path | None: ...
-
-    def release(self, path: Path) -> None: ...
-
-    def describe(self) -> dict[str, Any]: ...
-
-    def teardown(self) -> None: ...
+from contio.experiment.spec import LOCAL_DIR, ExperimentSpec
 
 
 def probe_unavailable(definition: dict[str, Any]) -> str | None:
@@ -59,7 +46,7 @@ class BackendPool:
     spec: ExperimentSpec
     workdir: Path | None = None
     """Where registry backends keep their state (default: contio's state directory)."""
-    _ready: dict[str, DirectoryBackend] = field(default_factory=dict)
+    _ready: dict[str, StorageBackend] = field(default_factory=dict)
     _unavailable: dict[str, str] = field(default_factory=dict)
 
     def unavailable(self, name: str) -> str | None:
@@ -70,26 +57,20 @@ class BackendPool:
                 self._unavailable[name] = reason
         return self._unavailable.get(name)
 
-    def get(self, name: str) -> DirectoryBackend:
+    def get(self, name: str) -> StorageBackend:
         """The provisioned backend `name`; `BackendUnavailableError` if it cannot be made."""
         if name in self._unavailable:
             raise BackendUnavailableError(self._unavailable[name])
         if name not in self._ready:
             definition = dict(self.spec.backend_definitions()[name])
             kind = definition.pop("type", LOCAL_DIR)
-            backend: DirectoryBackend
-            if kind == LOCAL_DIR:
-                local = LocalDirBackendSpec.model_validate({"type": kind, **definition})
-                backend = LocalDirBackend(self.spec.name, local.path)
-            else:
-                workdir = self.workdir / name if self.workdir else None
-                made = registry.create(kind, definition, workdir)
-                try:
-                    made.prepare()
-                except BackendUnavailableError as exc:
-                    self._unavailable[name] = str(exc)
-                    raise
-                backend = made
+            workdir = self.workdir / name if self.workdir else None
+            backend = registry.create(kind, definition, workdir, self.spec.name)
+            try:
+                backend.provision()
+            except BackendUnavailableError as exc:
+                self._unavailable[name] = str(exc)
+                raise
             self._ready[name] = backend
         return self._ready[name]
 

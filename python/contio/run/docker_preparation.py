@@ -26,6 +26,9 @@ from contio.containers.sweep import remove_experiment
 from contio.errors import ImageBuildError, RuntimeRequiredError, RuntimeUnavailableError
 from contio.experiment.matrix import Cell
 from contio.experiment.spec import ExperimentSpec
+from contio.images import registry as image_registry
+from contio.images.build import build
+from contio.targets import registry as target_registry
 from contio.targets.base import CacheMode, TargetOptions
 
 DOCKER = "docker"
@@ -98,9 +101,7 @@ def connect(spec: ExperimentSpec) -> docker.DockerClient:
 def _recipe_of(target: str) -> str | None:
     """The offline image recipe of a database target (None: it has none, a registry image
     must be named)."""
-    from contio.targets import registry
-
-    return getattr(registry.target(target), "recipe", None)
+    return getattr(target_registry.target(target), "recipe", None)
 
 
 def _check_images(spec: ExperimentSpec, targets: Sequence[str]) -> None:
@@ -153,9 +154,9 @@ def prepare_docker(
 def _images(
     client: docker.DockerClient, spec: ExperimentSpec, targets: Sequence[str], say: Echo
 ) -> DockerSetup:
-    from contio.images.build import build
-
-    recipes = [ENGINE_RECIPE] + [_recipe_of(t) for t in targets if _registry_image(spec, t) is None]
+    # A target without a registry image has a recipe: the spec checks refused it otherwise.
+    offline = [_recipe_of(t) for t in targets if _registry_image(spec, t) is None]
+    recipes = [ENGINE_RECIPE, *(r for r in offline if r is not None)]
     say(
         f"docker: images for {', '.join(map(str, recipes))} (reused while their recipes are "
         "unchanged; a database image can take minutes the first time)"
@@ -174,7 +175,9 @@ def _images(
     for target in targets:
         reference = _registry_image(spec, target)
         images[target] = (
-            _pull(client, spec, target, reference, say) if reference else built[_recipe_of(target)]
+            _pull(client, spec, target, reference, say)
+            if reference
+            else built[str(_recipe_of(target))]
         )
     return DockerSetup(client, built[ENGINE_RECIPE], images)
 
@@ -226,21 +229,19 @@ def plan_docker(spec: ExperimentSpec, cells: Sequence[Cell]) -> DockerPlan | Non
     wanted = docker_cells(cells)
     if not wanted:
         return None
-    from contio.images import registry
-
     _check_images(spec, database_targets(wanted))
     client = connect(spec)
     try:
         version = client.version().get("Version", "?")
         engine = f"Docker {version} at {os.environ.get('DOCKER_HOST') or LOCAL_SOCKET}"
         images = []
-        refs = [(registry.recipe(ENGINE_RECIPE).tag, True)]
+        refs = [(image_registry.recipe(ENGINE_RECIPE).tag, True)]
         for target in database_targets(wanted):
             reference = _registry_image(spec, target)
             if reference:
                 refs.append((reference, False))
             else:
-                refs.append((registry.recipe(str(_recipe_of(target))).tag, True))
+                refs.append((image_registry.recipe(str(_recipe_of(target))).tag, True))
         for reference, offline in dict.fromkeys(refs):
             images.append((reference, _state(client, reference, offline)))
     finally:

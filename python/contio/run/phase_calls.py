@@ -6,12 +6,13 @@ kinds' cleanup when data is released. The runner (`contio.run.runner`) puts thes
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
-from contio.backends.interface import DataLocation, HostPath
+from contio.backends.interface import DataLocation, HostPath, StorageBackend
 from contio.backends.owner_lock import owned_temp_dir
 from contio.cells.bindings import EngineBinding, unreachable_binding
 from contio.cells.executor import CellExecutor, ContainerPhase
@@ -204,14 +205,12 @@ def phase_record(
     return dataclasses.replace(record, target=member.target)
 
 
-def place_data(backend: Any, label: str, runtime: str) -> DataLocation:
+def place_data(backend: StorageBackend, label: str, runtime: str) -> DataLocation:
     """Where one container's data goes: a fresh host directory, or under docker the
     backend's own choice (a Docker volume for `mode: docker-volume`, NFS volumes)."""
-    if runtime == "docker" and hasattr(backend, "data_location"):
+    if runtime == "docker" and backend.capabilities.docker_volumes:
         return backend.data_location(label)
-    path = backend.prepare(label)
-    assert path is not None  # every backend hands out directories when given a label
-    return HostPath(path=path)
+    return HostPath(path=backend.new_directory(label))
 
 
 def phase_outcome(code: int, container: ContainerPhase) -> tuple[EngineResult | None, str | None]:
@@ -234,7 +233,7 @@ def clean_up(loaded: LoadedData) -> None:
     Best effort: the backend removes the directory right after in any case.
     """
     with owned_temp_dir("contio-cleanup-") as tmp:
-        for n, (member, location) in enumerate(zip(loaded.members, loaded.locations)):
+        for n, (member, location) in enumerate(zip(loaded.members, loaded.locations, strict=True)):
             if member.database or not isinstance(location, HostPath):
                 continue
             json_path = tmp / f"{n}.json"
@@ -249,7 +248,6 @@ def clean_up(loaded: LoadedData) -> None:
             )
             args = KINDS[member.kind].engine_args("cleanup", call)
             if args:
-                try:
+                # A failed cleanup is harmless: the files go with the directory.
+                with contextlib.suppress(EngineError, EngineUsageError):
                     run_engine(args, json_path)
-                except (EngineError, EngineUsageError):
-                    pass  # the files go with the directory

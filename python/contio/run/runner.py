@@ -360,9 +360,9 @@ class Runner:
         if not self.spec.events:
             return None
         backend = self.pool.get(cell.level["backend"])
-        cluster, volume = getattr(backend, "cluster", None), getattr(backend, "volume", None)
-        if cluster is None or volume is None:
+        if not backend.capabilities.node_faults:
             return None  # events play on gluster levels only
+        cluster, volume = backend.fault_domain()
         schedule = FaultSchedule(cluster, volume, list(self.spec.events))
         schedule.start()
         return schedule
@@ -420,7 +420,7 @@ class Runner:
                 self._finish_faults(faults, context)
         sampled = phase_columns(metrics, len(containers), loaded.disk) if metrics else {}
         records, failure = [], None
-        for container, member, code in zip(containers, cell.members, codes):
+        for container, member, code in zip(containers, cell.members, codes, strict=True):
             result, problem = phase_outcome(code, container)
             if problem is not None:
                 failure = failure or f"{phase} phase, container {container.container}: {problem}"

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from contio.errors import QosError
+from contio.qos.device import resolve
 
 SYS_NET = Path("/sys/class/net")
 BUSIEST = "busiest"
@@ -57,8 +58,6 @@ def server_source(container: int) -> str:
 
 def data_disk(paths: Iterable[Path | None]) -> str | None:
     """The kernel name of the disk holding the first of `paths` that one holds (`vda`)."""
-    from contio.qos import resolve  # the mount table and /sys/dev/block
-
     for path in paths:
         if path is None:
             continue
