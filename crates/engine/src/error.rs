@@ -33,13 +33,6 @@ pub enum TargetError {
     Failed { target: String, reason: String },
 }
 
-impl PropertyError {
-    /// True when the error comes from user input (exit code 2).
-    pub fn is_usage(&self) -> bool {
-        true
-    }
-}
-
 /// A bad command line: the message names the argument and the fix.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[error("{message}\nusage: {usage}")]

@@ -278,7 +278,7 @@ fn describe_reports_engine_version_and_settings() {
 }
 
 /// Past the 400–600 k records at which fjall 3.1's compaction used to stop for
-/// good (issue 12); the hyperconverged study loads 1,000,000.
+/// good (issue 12); paper 000 (docs/papers.md) loads 1,000,000.
 const BIG_LOAD: u64 = 2_000_000;
 /// A load that completes no insert for this long has stalled. A bound that
 /// tells a hang from a slow machine, not a speed goal.

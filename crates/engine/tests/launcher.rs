@@ -19,8 +19,8 @@ fn elsewhere(name: &str) -> Elsewhere {
     let dir = std::env::temp_dir().join(format!("contio-launcher-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("workloads")).unwrap();
-    let workloada =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/contio/workload/ycsb/workloada");
+    let workloada = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/contio/workload/ycsb/workloada");
     std::fs::copy(workloada, dir.join("workloads/workloada")).unwrap();
     Elsewhere(dir)
 }

@@ -1,6 +1,7 @@
-//! Dropping the kernel's page cache before a run (`--drop-caches`), as the
-//! papers do between runs: write back dirty pages, then ask the kernel to
-//! drop clean pages, dentries and inodes. Needs root and a writable /proc/sys.
+//! Dropping the kernel's page cache before a run (`--drop-caches`), as paper
+//! 004 (docs/papers.md) does before each test: write back dirty pages, then
+//! ask the kernel to drop clean pages, dentries and inodes. Needs root and a
+//! writable /proc/sys.
 
 use super::error::FileIoError;
 

@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use super::io_report::{all_events, count};
-use super::plan::{IoEngine, Pattern, Plan};
-use super::run::RunOutcome;
-use super::size::human_bytes;
+use crate::fileio::io_report::{all_events, count};
+use crate::fileio::plan::{IoEngine, Pattern, Plan};
+use crate::fileio::run::RunOutcome;
+use crate::fileio::size::human_bytes;
 use crate::measure::Operation;
 
 /// The header printed before `run` starts.

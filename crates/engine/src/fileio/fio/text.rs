@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::io_report::count;
-use super::plan::Plan;
-use super::run::RunOutcome;
+use crate::fileio::io_report::count;
+use crate::fileio::plan::Plan;
+use crate::fileio::run::RunOutcome;
 use crate::measure::histogram::TotalHistogram;
 use crate::measure::{Operation, Slot};
 

@@ -1,18 +1,18 @@
 //! fio job options → a `Plan`: each job section resolved (defaults, allowed
-//! values, alignment for direct I/O), then laid out by `fio_layout`.
+//! values, alignment for direct I/O), then laid out by `layout`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::error::FileIoError;
-use super::fio_ini::JobSection;
-use super::fio_layout;
-use super::plan::{
+use super::ini::JobSection;
+use super::layout;
+use crate::fileio::error::FileIoError;
+use crate::fileio::plan::{
     bounded, FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, SyncCall, VerifyRule, MAX_DEPTH,
     MAX_THREADS,
 };
-use super::size::{parse_bytes, parse_count, parse_duration, parse_switch};
+use crate::fileio::size::{parse_bytes, parse_count, parse_duration, parse_switch};
 use crate::properties::closest;
 
 /// Every option accepted in a job file.
@@ -357,10 +357,10 @@ pub fn plan(sections: &[JobSection]) -> Result<FioJobs, FileIoError> {
     let mut streams = Vec::new();
     let mut warnings = Vec::new();
     for job in &jobs {
-        fio_layout::add_job_streams(job, &mut files, &mut streams)?;
+        layout::add_job_streams(job, &mut files, &mut streams)?;
     }
-    fio_layout::check_overlaps(&jobs, &streams, &files, &mut warnings)?;
-    let needs_layout = super::files::bytes_to_lay_out(&files) > 0;
+    layout::check_overlaps(&jobs, &streams, &files, &mut warnings)?;
+    let needs_layout = crate::fileio::files::bytes_to_lay_out(&files) > 0;
     let verify_only = first.verify.is_some_and(|v| v.only);
     let plan = Plan {
         kind: "fio",

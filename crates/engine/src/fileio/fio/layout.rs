@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use super::error::FileIoError;
-use super::fio_job::Job;
-use super::plan::{FileSpec, Mix, Pattern, Region, Stream};
+use super::job::Job;
+use crate::fileio::error::FileIoError;
+use crate::fileio::plan::{FileSpec, Mix, Pattern, Region, Stream};
 
 /// Adds one stream per instance of `job`, and its file (shared files once, at
 /// the largest size any instance needs).

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::error::FileIoError;
+use crate::fileio::error::FileIoError;
 
 /// One job section with the options in effect for it (globals merged in).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::error::FileIoError;
-use super::plan::{
+use crate::fileio::error::FileIoError;
+use crate::fileio::plan::{
     bounded, FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, Region, Stream, SyncCall,
     MAX_DEPTH, MAX_THREADS,
 };
-use super::size::{parse_bytes, parse_count, parse_switch};
+use crate::fileio::size::{parse_bytes, parse_count, parse_switch};
 use crate::properties::closest;
 
 /// Options and their sysbench defaults (contio adds `file-dir` and `drop-caches`).
