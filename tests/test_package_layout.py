@@ -15,11 +15,11 @@ import contio
 PACKAGE_ROOT = Path(contio.__file__).parent
 
 LAZY_IMPORTS = {
-    ("contio.cli.report", "contio.report.build"): "pandas and matplotlib: every start",
+    ("contio.cli.report", "contio.report.assemble"): "pandas and matplotlib: every start",
     ("contio.cli.report", "contio.report.compare"): "pandas: every start",
     ("contio.cli.report", "contio.report.experiment"): "pandas: every start",
     ("contio.cli.report", "contio.report.export"): "pandas: every start",
-    ("contio.cli.run", "contio.report.build"): "pandas and matplotlib: every start",
+    ("contio.cli.run", "contio.report.assemble"): "pandas and matplotlib: every start",
 }
 """(importing module, imported module) → why it is imported inside a function."""
 

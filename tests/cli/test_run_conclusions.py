@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from contio.report.build import build_report
+from contio.report.assemble import build_report
 from contio.report.conclusions import headline
 from contio.report.experiment import Experiment
 from contio.report.scaling_sections import mix_results

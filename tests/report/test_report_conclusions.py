@@ -10,8 +10,8 @@ import pytest
 from report_fixtures import results_folder
 from scipy import stats as scipy_stats
 
+from contio.report.assemble import build_report
 from contio.report.backend_sections import backend_tests_section
-from contio.report.build import build_report
 from contio.report.conclusions import backend_differences, headline, headlines, warnings
 from contio.report.experiment import Experiment, cell_table
 from contio.report.scaling_sections import mix_results, scaling_results, scaling_section

@@ -33,7 +33,7 @@ def _results_folder(folder: Path) -> Path:
 def report(folder: Path, output: Path | None, compare_with: Path | None) -> None:
     """Write the self-contained HTML report of a results folder."""
     # Lazy: the report stack (pandas, matplotlib) would slow every `contio` start.
-    from contio.report.build import write_report
+    from contio.report.assemble import write_report
 
     _results_folder(folder)
     if compare_with is not None:
@@ -51,7 +51,7 @@ def report(folder: Path, output: Path | None, compare_with: Path | None) -> None
 def compare_command(folder_a: Path, folder_b: Path, html_output: Path | None) -> None:
     """Compare the common cells of two experiments: B against A, with 95% CI and p."""
     # Lazy: the report stack (pandas, matplotlib) would slow every `contio` start.
-    from contio.report.build import write_report
+    from contio.report.assemble import write_report
     from contio.report.compare import compare, comparison_text
     from contio.report.experiment import Experiment
 

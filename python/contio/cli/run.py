@@ -105,7 +105,7 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
 
 def write_final_report(folder: Path) -> None:
     """The HTML report at the end of a run; a report that fails loses no result, so warn."""
-    from contio.report.build import write_report  # lazy: matplotlib slows every start
+    from contio.report.assemble import write_report  # lazy: matplotlib slows every start
 
     try:
         path = write_report(folder)

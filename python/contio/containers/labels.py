@@ -15,7 +15,7 @@ from pathlib import Path
 
 EXPERIMENT = "contio.experiment"
 ROLE = "contio.role"
-HOST = "contio.host"
+HOST = "contio.machine"
 PID = "contio.pid"
 PID_START = "contio.pid-start"
 RECIPE_HASH = "contio.recipe-hash"

@@ -9,7 +9,7 @@ from contio.images.recipe import Recipe
 
 _RECIPES: dict[str, type[Recipe]] = {}
 # Modules that hold recipes; imported on first use so that importing contio stays cheap.
-_MODULES = ("base", "engine", "jre", "mariadb", "postgres", "redis", "cassandra", "ferretdb")
+_MODULES = ("debian", "engine", "jre", "mariadb", "postgres", "redis", "cassandra", "ferretdb")
 
 
 def register(cls: type[Recipe]) -> type[Recipe]:

@@ -46,7 +46,7 @@ from contio.experiment.checks import run_problems
 from contio.experiment.matrix import Cell, expand
 from contio.experiment.spec import ExperimentSpec
 from contio.gluster.faults import FaultSchedule
-from contio.host import describe_host
+from contio.machine import describe_host
 from contio.qos.io_controls import IoController, process_controller
 from contio.qos.io_groups import backend_location, device_of
 from contio.results.folder import (

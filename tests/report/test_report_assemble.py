@@ -20,7 +20,7 @@ from report_browser import open_page
 from report_fixtures import results_folder
 
 from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig, _plan
-from contio.report.build import build_report, write_report
+from contio.report.assemble import build_report, write_report
 
 INJECTED = "<script>alert(1)</script>"
 SECTIONS = ("summary", "throughput-vs-threads", "scaling", "latency-vs-containers", "mixes",
