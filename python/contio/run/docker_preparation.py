@@ -154,9 +154,10 @@ def prepare_docker(
 def _images(
     client: docker.DockerClient, spec: ExperimentSpec, targets: Sequence[str], say: Echo
 ) -> DockerSetup:
+    references = {t: _registry_image(spec, t) for t in targets}
     # A target without a registry image has a recipe: the spec checks refused it otherwise.
-    offline = [_recipe_of(t) for t in targets if _registry_image(spec, t) is None]
-    recipes = [ENGINE_RECIPE, *(r for r in offline if r is not None)]
+    offline = {t: r for t in targets if references[t] is None and (r := _recipe_of(t))}
+    recipes = [ENGINE_RECIPE, *offline.values()]
     say(
         f"docker: images for {', '.join(map(str, recipes))} (reused while their recipes are "
         "unchanged; a database image can take minutes the first time)"
@@ -173,11 +174,9 @@ def _images(
         ) from None
     images = {}
     for target in targets:
-        reference = _registry_image(spec, target)
+        reference = references[target]
         images[target] = (
-            _pull(client, spec, target, reference, say)
-            if reference
-            else built[str(_recipe_of(target))]
+            _pull(client, spec, target, reference, say) if reference else built[offline[target]]
         )
     return DockerSetup(client, built[ENGINE_RECIPE], images)
 
