@@ -7,8 +7,8 @@
 //! land in the page cache; their writeback, forced by the final fsync, cannot
 //! allocate space in the image and fails with ENOSPC.
 
-use crate::mounts::thin_xfs;
-use crate::{count, engine, read_json, sparse, stderr, OutDir};
+use super::mounts::thin_xfs;
+use super::{count, engine, read_json, sparse, stderr, OutDir};
 
 #[test]
 fn a_failing_final_sync_fails_the_run() {

@@ -5,8 +5,8 @@ use std::io::{BufRead, BufReader};
 use std::os::fd::AsRawFd;
 use std::process::{Command, Stdio};
 
-use crate::mounts::{tmpfs, xfs, Mounted};
-use crate::{engine, read_json, sparse, stderr, OutDir, ENGINE};
+use super::mounts::{tmpfs, xfs, Mounted};
+use super::{engine, read_json, sparse, stderr, OutDir, ENGINE};
 
 fn refused(args: &[&str], mentions: &[&str]) {
     let out = engine(args);

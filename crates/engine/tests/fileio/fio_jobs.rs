@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use crate::mounts::{both, io_uring_works};
-use crate::text_outputs::check_fio;
-use crate::{count, engine, engine_ok, read_json, stderr};
+use super::mounts::{both, io_uring_works};
+use super::text_outputs::check_fio;
+use super::{count, engine, engine_ok, read_json, stderr};
 
 const BS: u64 = 4096;
 const SIZE: u64 = 1 << 20;

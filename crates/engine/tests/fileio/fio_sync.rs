@@ -3,10 +3,10 @@
 //! writes and syncs, bytes, and the final sync (`io.end_syncs`) must match the
 //! job; the text report must agree with the document.
 
-use crate::fio_jobs::write_job;
-use crate::mounts::{both, io_uring_works, Mounted};
-use crate::text_outputs::check_fio;
-use crate::{count, engine, read_json, stderr};
+use super::fio_jobs::write_job;
+use super::mounts::{both, io_uring_works, Mounted};
+use super::text_outputs::check_fio;
+use super::{count, engine, read_json, stderr};
 
 /// Requests per job instance: size 256k / bs 4k.
 const REQUESTS: u64 = 64;

@@ -2,9 +2,9 @@
 //! direct I/O, the time limit, the text output, and cleanup (fsync rules:
 //! `sysbench_sync`).
 
-use crate::mounts::{both, io_uring_works, Mounted};
-use crate::text_outputs::check_sysbench;
-use crate::{count, engine, engine_ok, read_json, stderr};
+use super::mounts::{both, io_uring_works, Mounted};
+use super::text_outputs::check_sysbench;
+use super::{count, engine, engine_ok, read_json, stderr};
 
 pub const BLOCK: u64 = 16384;
 pub const FILES: u64 = 4;

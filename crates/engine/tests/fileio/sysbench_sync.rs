@@ -6,9 +6,9 @@
 
 use serde_json::Value;
 
-use crate::mounts::{both, io_uring_works, Mounted};
-use crate::sysbench_fileio::{args, common, prepare, BLOCK, FILES};
-use crate::{count, engine_ok, read_json};
+use super::mounts::{both, io_uring_works, Mounted};
+use super::sysbench_fileio::{args, common, prepare, BLOCK, FILES};
+use super::{count, engine_ok, read_json};
 
 /// Runs `extra` + `run` on `fs` and returns the document.
 fn run(fs: &Mounted, common: &[String], extra: &[&str]) -> Value {

@@ -3,8 +3,8 @@
 
 use std::io::{Read, Seek, SeekFrom, Write};
 
-use crate::mounts::{both, can_drop_caches, io_uring_works, xfs};
-use crate::{engine, engine_ok, read_json, stderr};
+use super::mounts::{both, can_drop_caches, io_uring_works, xfs};
+use super::{engine, engine_ok, read_json, stderr};
 
 const BS: u64 = 4096;
 
