@@ -374,3 +374,24 @@ def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
             verdict = True
         found.append(ValidityCheck("order-confounded", None, verdict, said, measured, factor))
     return found
+
+
+def failed_summary(checks: list[ValidityCheck]) -> str | None:
+    """One line naming the failed checks (`contio results`), None when none failed."""
+    failed = [c for c in checks if c.passed is False]
+    if not failed:
+        return None
+    cells = {c.cell_key for c in checks if c.cell_key is not None}
+    bad = {c.cell_key for c in failed if c.cell_key is not None}
+    counts: dict[str, int] = {}
+    for check in failed:
+        if check.cell_key is not None:
+            counts[check.name] = counts.get(check.name, 0) + 1
+    parts = []
+    if bad:
+        named = ", ".join(f"{name} {n}" for name, n in counts.items())
+        parts.append(f"{len(bad)} of {len(cells)} cells failed a check ({named})")
+    confounded = [c.factor for c in failed if c.cell_key is None]
+    if confounded:
+        parts.append("cell order confounded with " + ", ".join(map(str, confounded)))
+    return "validity: " + "; ".join(parts) + " (the report's validity section says why)"
