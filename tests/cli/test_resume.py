@@ -38,6 +38,7 @@ factors:
   threads: [1, 2, 3]
 stop: {{rule: fixed-time, seconds: 1, repetitions: 3}}
 properties: {{recordcount: 100}}
+order: {{mode: fixed}}  # the test interrupts after cell 1 (tests/run/test_cell_order.py: random)
 """
 
 

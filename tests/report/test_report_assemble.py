@@ -24,7 +24,7 @@ from contio.report.assemble import build_report, write_report
 
 INJECTED = "<script>alert(1)</script>"
 SECTIONS = ("summary", "throughput-vs-threads", "scaling", "latency-vs-containers", "mixes",
-            "isolation", "t-tests", "cells", "time-series")  # fmt: skip
+            "isolation", "t-tests", "cells", "validity", "time-series")  # fmt: skip
 
 
 class DomSummary(HTMLParser):
@@ -96,7 +96,9 @@ def test_backends_report_has_threads_charts_t_tests_and_time_series(backends_vie
     # read/write bar chart; one time series per cell (2 backends × 2 workloads × 2).
     assert dom.charts == {"throughput-vs-threads": 2, "read-write-bars": 4, "time-series": 8}
     assert [s for s in dom.sections] == ["summary", "throughput-vs-threads", "t-tests", "cells",
-                                         "time-series"]  # fmt: skip
+                                         "validity", "time-series"]  # fmt: skip
+    # The validity checks of every cell, in a table of their own.
+    assert "checks" in dom.tables
     assert "t-tests" in dom.tables and "cells" in dom.tables and "backends" in dom.tables
     text = "".join(dom.text)
     # The headline: the second backend against the first, with interval and p.

@@ -11,6 +11,8 @@ from rich.console import Console
 from contio.cli.root import cli
 from contio.cli.tables import comparison_table, headline, mix_table, results_table
 from contio.errors import UsageError
+from contio.findings.validity import check_cells, failed_summary, folder_meta
+from contio.results.folder import load
 from contio.results.index import INDEX_FILE, ResultsIndex
 from contio.results.summary import summarize
 from contio.stats.backend_comparison import Analysis
@@ -47,6 +49,9 @@ def results(folder: Path) -> None:
     found = headline(summaries, folder_analysis(folder))
     if found is not None:
         console.print(found, highlight=False, markup=False, soft_wrap=True)
+    invalid = failed_summary(check_cells(load(folder), folder_meta(folder)))
+    if invalid is not None:
+        console.print(invalid, highlight=False, markup=False, soft_wrap=True)
     done = sum(1 for c in cells if c["status"] == "done")
     skipped = sum(1 for c in cells if c["status"] == "skipped")
     failed = sum(1 for c in cells if c["status"] == "failed")

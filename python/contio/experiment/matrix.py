@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 from contio.errors import InvalidSpecError, SpecError
-from contio.experiment.parts import NO_CONTROLS
+from contio.experiment.parts import NO_CONTROLS, CellOrder
 from contio.experiment.spec import ExperimentSpec, engine_value
 from contio.targets.engine_targets import engine_target_of, is_database
 from contio.workload.files import WorkloadRef
@@ -242,12 +243,53 @@ def expand(spec: ExperimentSpec, source: str = "spec") -> list[Cell]:
     return _in_run_order(cells)
 
 
-def _in_run_order(cells: list[Cell]) -> list[Cell]:
-    """Cells of a load group together (first-seen order), read-only cells first in each."""
+def _load_groups(cells: list[Cell]) -> list[list[Cell]]:
+    """Cells by load group, groups in first-seen order, cells in their order."""
     groups: dict[tuple[Any, ...], list[Cell]] = {}
     for cell in cells:
         groups.setdefault(cell.load_key(), []).append(cell)
+    return list(groups.values())
+
+
+def _in_run_order(cells: list[Cell]) -> list[Cell]:
+    """Cells of a load group together (first-seen order), read-only cells first in each."""
     ordered = []
-    for group in groups.values():
+    for group in _load_groups(cells):
         ordered += [c for c in group if c.read_only] + [c for c in group if not c.read_only]
     return [Cell(i, c.levels, c.members) for i, c in enumerate(ordered, start=1)]
+
+
+def describe_order(order: CellOrder) -> str:
+    """`random, seed 42`, `random, seed drawn when the run starts`, `fixed (…)`."""
+    if order.mode == "fixed":
+        return "fixed (the cells' own order)"
+    seed = "drawn when the run starts" if order.seed is None else str(order.seed)
+    return f"random, seed {seed}"
+
+
+def execution_order(cells: list[Cell], mode: str, seed: int | None) -> list[Cell]:
+    """The order `cells` (from `expand`, in index order) run in under `CellOrder`'s `mode`.
+
+    `fixed`: index order. `random`: the load groups in an order shuffled from `seed`,
+    and inside each group its read-only cells, then its writing cells, each shuffled.
+    Load groups stay whole because one load serves a group's read-only cells (shuffling
+    across groups would reload the data, and start database servers, for every cell);
+    backends are provisioned once each and kept to the end of the run whatever the order
+    (`contio.run.backend_pool`), so interleaving backend levels costs nothing. The
+    cells' indexes and keys (the results layout) do not change, only when they run.
+    """
+    if mode == "fixed":
+        return sorted(cells, key=lambda c: c.index)
+    if seed is None:
+        raise ValueError("a random cell order needs a seed")
+    rng = random.Random(seed)  # an experiment's order, not a secret
+    groups = _load_groups(sorted(cells, key=lambda c: c.index))
+    rng.shuffle(groups)
+    ordered = []
+    for group in groups:
+        reading = [c for c in group if c.read_only]
+        writing = [c for c in group if not c.read_only]
+        rng.shuffle(reading)
+        rng.shuffle(writing)
+        ordered += reading + writing
+    return ordered

@@ -203,6 +203,22 @@ class LoadPolicy(SpecModel):
     """Client threads of the load phase (top-level `load_threads` is the older spelling)."""
 
 
+class CellOrder(SpecModel):
+    """The order cells run in (`contio.experiment.matrix.execution_order`).
+
+    `random` (the default): the load groups (cells that share one load: same backend,
+    runtime, containers and data set) run in an order shuffled from `seed`, and so do
+    the cells inside each group (read-only ones still first, so one load serves them),
+    so that no factor's level always runs just before or after another's. `fixed`: the
+    cells' own order (their indexes), as before issue 14. Without a `seed` one is drawn
+    when the run starts; either way it is recorded in the results (`index.sqlite`
+    meta `order`, `spec.json`) and `--resume` goes on in the same order.
+    """
+
+    mode: Literal["random", "fixed"] = "random"
+    seed: Integer | None = Field(None, ge=0, lt=2**63)
+
+
 class MixMember(SpecModel):
     """One application of a heterogeneous mix; `containers` copies of it run per cell."""
 

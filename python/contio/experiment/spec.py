@@ -25,6 +25,7 @@ from contio.backends import registry
 from contio.errors import InvalidSpecError, SpecError
 from contio.experiment.parts import (
     AnalysisSpec,
+    CellOrder,
     Factors,
     IoControlSet,
     LoadPolicy,
@@ -115,6 +116,9 @@ class ExperimentSpec(SpecModel):
     stop: StopRule = StopRule()
     warmup_seconds: Number = Field(0.0, ge=0)
     """Seconds at the start of each run phase left out of its ops/s."""
+    order: CellOrder = CellOrder()
+    """The order cells run in: `{mode: random|fixed, seed: N}` (default random, seed drawn
+    at run time and recorded)."""
     drop_caches: bool = False
     """Drop the page cache before every run phase (needs root)."""
     events: list[NodeStopEvent] = Field(default_factory=list)

@@ -5,12 +5,63 @@ per cell, whether the cell measured storage (`passed=True`), measured something 
 (`passed=False`, with the reason and the numbers behind it), or that contio cannot
 tell from what was sampled (`passed=None`). A verdict on a finding that rests on a
 cell with a failed check is downgraded to *not valid here*.
+
+- `cpu-saturated` (per cell): the host's CPU, or the engines' and servers' together,
+  was near every core's worth: the cell measured the CPU, not storage.
+- `data-in-cache` (per cell): the disk read a small fraction of what the workload read,
+  or sat idle: the cell measured the page cache, not the device.
+- `throttle-fraction` (per cell with throttles): the largest byte throttle of the cell
+  is a tiny fraction of what the device moved unthrottled in the same run, so the
+  device always has room and the throttled group cannot be squeezed.
+- `order-confounded` (per factor, `cell_key` None): cells that differ only in that
+  factor ran in the same level order nearly every time, so an order effect (a warming
+  device, a filling file system) cannot be told apart from the factor's.
+
+docs/validity.md explains each, with its threshold.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from contio.results.folder import BACKENDS_JSON, PhaseRecord
+from contio.results.index import INDEX_FILE, ResultsIndex
+
+CPU_SATURATED_PERCENT = 90.0
+"""% of all cores. The host samples are means over the whole run phase, start-up and
+the last partial second included, so a phase that kept every core busy averages a bit
+below 100 %; above 90 % the run queue, not the device, sets the pace."""
+CACHE_READ_FRACTION = 0.10
+"""Device bytes read / workload bytes read. Read-ahead and metadata make a cold read
+fetch about as much as it reads (≥ 1); below a tenth, nine reads in ten were served
+from memory."""
+DISK_IDLE_PERCENT = 2.0
+"""Disk utilisation (io_ticks). A device serving a benchmark's I/O is busy most of the
+time; below 2 % it served next to none of it (the page cache absorbed it)."""
+MIN_READ_BYTES_PER_SEC = 1024.0 * 1024.0
+"""Workload reads below 1 MiB/s are too few to compare with the device's counters (a
+write workload's metadata reads)."""
+THROTTLE_FRACTION = 0.05
+"""Throttle / device bandwidth. A throttle at a twentieth of what the device delivers
+leaves the other groups 95 % of it: they cannot take the throttled group's share, so
+an isolation finding cannot show (paper 004's 10–40 MB/s on a 1.8 GB/s loop device)."""
+ORDER_TAU = 0.8
+"""|Kendall τ| between a factor's level order and the execution order, pooled over the
+sets of cells that differ only in that factor. ±1: the same level always ran first;
+0.8 with two levels: 9 of 10 sets in one order."""
+MIN_TWIN_SETS = 3
+"""Fewer sets of twin cells than this cannot show an order pattern (with one set any
+order is 'always the same')."""
+
+CHECKS = ("cpu-saturated", "data-in-cache", "throttle-fraction", "order-confounded")
+"""The checks `check_cells` runs, in the order it reports them."""
+
+_RECORD_COLUMNS = {f.name for f in dataclasses.fields(PhaseRecord)} | {"id"}
 
 
 @dataclass(frozen=True)
@@ -26,9 +77,321 @@ class ValidityCheck:
     reason: str
     """A sentence a user can act on, with the measured numbers."""
     measured: dict[str, float] = field(default_factory=dict)
+    factor: str | None = None
+    """The factor a run-wide check is about (`order-confounded`: `io_controls`)."""
+
+
+def folder_meta(folder: Path | str) -> dict[str, Any]:
+    """What the checks need from a results folder besides its run rows: `spec`
+    (spec.json), `host` (host.json), `backends` (backends.json), `order` (the cell
+    order the run used: `{mode, seed}`, None for folders made before it was recorded)
+    and `cpu_count` (the host's cores)."""
+    path = Path(folder)
+    meta: dict[str, Any] = {
+        "spec": _read_json(path / "spec.json") or {},
+        "host": _read_json(path / "host.json") or {},
+        "backends": _read_json(path / BACKENDS_JSON) or [],
+        "order": None,
+    }
+    if (path / INDEX_FILE).is_file():
+        index = ResultsIndex.open(path)
+        try:
+            meta["order"] = index.meta("order")
+        finally:
+            index.close()
+    meta["cpu_count"] = meta["host"].get("cpu_count")
+    return meta
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def check_cells(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
-    """Every check on every cell of a loaded results frame (filled in by the checks)."""
-    del frame, meta
-    return []
+    """Every check on every cell of a loaded results frame (`contio.results.load`), then
+    the run-wide ones; checks that do not apply to a cell (no throttle) are left out."""
+    if frame is None or len(frame) == 0 or "cell_key" not in frame:
+        return []
+    ok = frame[frame["status"] == "ok"] if "status" in frame else frame
+    found: list[ValidityCheck] = []
+    for key, rows in ok.groupby("cell_key", sort=False):
+        found.append(cpu_saturated(str(key), rows, meta))
+        found.append(data_in_cache(str(key), rows))
+        throttle = throttle_fraction(str(key), rows, ok)
+        if throttle is not None:
+            found.append(throttle)
+    found += order_confounded(frame, meta)
+    return found
+
+
+def _mean(values: Any) -> float:
+    """Mean of the finite values, NaN when there are none."""
+    numbers = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    return sum(numbers) / len(numbers) if numbers else math.nan
+
+
+def _per_repetition(rows: Any, column: str, how: str) -> list[float]:
+    """Per (session, repetition) of a cell: the column summed over its containers
+    (`sum`) or taken once (`first`: host columns, the same for every container)."""
+    if column not in rows:
+        return []
+    values = []
+    for _, rep in rows.groupby(["session", "repetition"]):
+        found = [float(v) for v in rep[column] if v is not None and math.isfinite(float(v))]
+        if found:
+            values.append(sum(found) if how == "sum" else found[0])
+    return values
+
+
+def cpu_saturated(cell_key: str, rows: Any, meta: dict[str, Any]) -> ValidityCheck:
+    """Whether the host, or the cell's engines and servers together, kept every core busy."""
+    cores = meta.get("cpu_count") or (meta.get("host") or {}).get("cpu_count")
+    host = _mean(_per_repetition(rows, "cpu_percent", "first"))
+    clients = _mean(_per_repetition(rows, "client_cpu_percent", "sum"))
+    servers = _mean(_per_repetition(rows, "server_cpu_percent", "sum"))
+    processes = (0.0 if math.isnan(clients) else clients) + (
+        0.0 if math.isnan(servers) else servers
+    )
+    share = processes / cores if cores and not math.isnan(clients) else math.nan
+    measured = {"host_cpu_percent": host, "process_cpu_percent_of_cores": share}
+    measured.update({"client_cpu_percent": clients, "server_cpu_percent": servers})
+    if math.isnan(host) and math.isnan(share):
+        return ValidityCheck("cpu-saturated", cell_key, None, "no CPU samples", measured)
+    on = f" of {cores} cores" if cores else " of all cores"
+    said = f"host CPU {host:.0f} %{on}" if not math.isnan(host) else "host CPU not sampled"
+    if not math.isnan(share):
+        said += f"; the engines {clients:.0f} %" + (
+            f" and database servers {servers:.0f} %" if not math.isnan(servers) else ""
+        )
+        said += f" (100 = one core), {share:.0f} % of the machine"
+    if max(v for v in (host, share) if not math.isnan(v)) >= CPU_SATURATED_PERCENT:
+        return ValidityCheck(
+            "cpu-saturated", cell_key, False,
+            f"{said}: at or above {CPU_SATURATED_PERCENT:.0f} %, the cell measured the CPU, "
+            "not storage (fewer threads or containers, or more cores)",
+            measured,
+        )  # fmt: skip
+    return ValidityCheck(
+        "cpu-saturated", cell_key, True,
+        f"{said}: below {CPU_SATURATED_PERCENT:.0f} %", measured,
+    )  # fmt: skip
+
+
+def _mib(value: float) -> str:
+    return f"{value / 1024 / 1024:,.1f} MiB/s"
+
+
+def data_in_cache(cell_key: str, rows: Any) -> ValidityCheck:
+    """Whether the device served the cell's reads (file workloads: device bytes read
+    against the workload's), or at least was busy (any workload)."""
+    workload = _mean(_per_repetition(rows, "read_mib_per_sec", "sum")) * 1024 * 1024
+    device = _mean(_per_repetition(rows, "disk_read_bytes_per_sec", "first"))
+    busy = _mean(_per_repetition(rows, "disk_percent", "first"))
+    disks = {str(d) for d in rows.get("disk_device", []) if isinstance(d, str) and d}
+    disk = ", ".join(sorted(disks)) or "the data's disk"
+    measured = {
+        "workload_read_bytes_per_sec": workload,
+        "device_read_bytes_per_sec": device,
+        "disk_percent": busy,
+    }
+    if workload >= MIN_READ_BYTES_PER_SEC and not math.isnan(device):
+        fraction = device / workload
+        measured["device_read_fraction"] = fraction
+        said = (
+            f"the workload read {_mib(workload)}, the device ({disk}) {_mib(device)}: "
+            f"{fraction:.1%}"
+        )
+        if fraction < CACHE_READ_FRACTION:
+            return ValidityCheck(
+                "data-in-cache", cell_key, False,
+                f"{said}, below {CACHE_READ_FRACTION:.0%}: the reads came from the page "
+                "cache, not the device (a data set larger than memory, direct I/O or "
+                "drop_caches)",
+                measured,
+            )  # fmt: skip
+        return ValidityCheck(
+            "data-in-cache", cell_key, True,
+            f"{said} of it came from the device", measured,
+        )  # fmt: skip
+    if math.isnan(busy):
+        return ValidityCheck(
+            "data-in-cache", cell_key, None, "the data's disk was not sampled", measured
+        )
+    if busy < DISK_IDLE_PERCENT:
+        return ValidityCheck(
+            "data-in-cache", cell_key, False,
+            f"the data's disk ({disk}) was {busy:.1f} % utilised, below "
+            f"{DISK_IDLE_PERCENT:.0f} %: the cell's I/O stayed in memory (a data set larger "
+            "than memory, direct I/O or drop_caches)",
+            measured,
+        )  # fmt: skip
+    return ValidityCheck(
+        "data-in-cache", cell_key, True,
+        f"the data's disk ({disk}) was {busy:.1f} % utilised", measured,
+    )  # fmt: skip
+
+
+def _throttles(rows: Any) -> list[float]:
+    """Per throttled group of the cell: its byte limit (read + write limits), bytes/s."""
+    limits = {}
+    for container, text in zip(rows["container"], rows.get("io_control", []), strict=False):
+        if not isinstance(text, str) or not text:
+            continue
+        try:
+            applied = json.loads(text).get("limits") or {}
+        except (ValueError, AttributeError):
+            continue
+        total = sum(applied.get(k) or 0 for k in ("read_bps", "write_bps"))
+        if total:
+            limits[int(container)] = float(total)
+    return list(limits.values())
+
+
+def _device_bandwidth(frame: Any, backend: Any) -> float:
+    """The most bytes/s (read + written) the device moved in any repetition of a cell
+    without throttles on `backend`: what it can deliver on this host."""
+    best = math.nan
+    same = frame if backend is None else frame[frame["backend"].astype(str) == str(backend)]
+    for _, rows in same.groupby("cell_key", sort=False):
+        if _throttles(rows):
+            continue
+        reads = _per_repetition(rows, "disk_read_bytes_per_sec", "first")
+        writes = _per_repetition(rows, "disk_write_bytes_per_sec", "first")
+        for moved in (r + w for r, w in zip(reads, writes, strict=False)):
+            best = moved if math.isnan(best) else max(best, moved)
+    return best
+
+
+def throttle_fraction(cell_key: str, rows: Any, frame: Any) -> ValidityCheck | None:
+    """Whether the cell's byte throttles are more than a sliver of the device's bandwidth;
+    None (no check) for a cell without throttles."""
+    limits = _throttles(rows) if "io_control" in rows else []
+    if not limits:
+        return None
+    backend = rows["backend"].iloc[0] if "backend" in rows else None
+    bandwidth = _device_bandwidth(frame, backend)
+    largest = max(limits)
+    measured = {"largest_throttle_bytes_per_sec": largest, "device_bytes_per_sec": bandwidth}
+    if math.isnan(bandwidth) or bandwidth <= 0:
+        return ValidityCheck(
+            "throttle-fraction", cell_key, None,
+            f"the largest throttle is {_mib(largest)}; no unthrottled cell on the same "
+            "backend measured the device's bandwidth to compare it with",
+            measured,
+        )  # fmt: skip
+    fraction = largest / bandwidth
+    measured["throttle_fraction"] = fraction
+    said = (
+        f"the largest throttle, {_mib(largest)}, is {fraction:.1%} of the {_mib(bandwidth)} "
+        "the device moved unthrottled in this run"
+    )
+    if fraction < THROTTLE_FRACTION:
+        return ValidityCheck(
+            "throttle-fraction", cell_key, False,
+            f"{said}, below {THROTTLE_FRACTION:.0%}: the other groups cannot squeeze the "
+            "throttled ones (throttles at 10–40 % of the device, or a slower device)",
+            measured,
+        )  # fmt: skip
+    return ValidityCheck("throttle-fraction", cell_key, True, said, measured)
+
+
+_LEVEL_RECORD_COLUMNS = ("target", "workload", "threads")
+"""Phase record columns that are also factors (the record's value replaces the level's
+in `contio.results.load`; a mix's members differ in them inside one cell)."""
+
+
+def _factor_columns(frame: Any) -> list[str]:
+    """The factors of the frame that vary across cells: the cells' level columns (and
+    target, workload, threads where a cell has one of each), with several values."""
+    found = []
+    for column in frame.columns:
+        if column in _RECORD_COLUMNS and column not in _LEVEL_RECORD_COLUMNS:
+            continue
+        text = frame[column].astype(str)
+        if text.nunique() > 1 and (text.groupby(frame["cell_key"]).nunique() == 1).all():
+            found.append(column)
+    return found
+
+
+def _order_text(meta: dict[str, Any]) -> str:
+    order = meta.get("order")
+    if not order:
+        return "the cells ran in their fixed order"
+    if order.get("mode") == "random":
+        return f"the cells ran in a random order (seed {order.get('seed')})"
+    return "the cells ran in their fixed order"
+
+
+def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
+    """Per factor with several levels: whether cells that differ only in it ran in one
+    level order so consistently that the order's effect and the factor's are one."""
+    started = frame.groupby("cell_key", sort=False)["started_at"].min()
+    factors = _factor_columns(frame)
+    cells = frame.drop_duplicates("cell_key").set_index("cell_key")
+    found = []
+    for factor in factors:
+        others = [f for f in factors if f != factor]
+        levels = list(dict.fromkeys(cells.sort_values("cell_index")[factor].astype(str)))
+        rank = {level: i for i, level in enumerate(levels)}
+        sets = 0
+        concordant = discordant = 0
+        keyed = cells.assign(**{f: cells[f].astype(str) for f in others})
+        groups = keyed.groupby(others, sort=False) if others else [((), keyed)]
+        for _, twins in groups:
+            if twins[factor].astype(str).nunique() < 2:
+                continue
+            sets += 1
+            items = [(rank[str(v)], str(started[k])) for k, v in twins[factor].items()]
+            for i, (level_a, time_a) in enumerate(items):
+                for level_b, time_b in items[i + 1 :]:
+                    if level_a == level_b or time_a == time_b:
+                        continue
+                    same = (level_a < level_b) == (time_a < time_b)
+                    concordant, discordant = concordant + same, discordant + (not same)
+        if sets == 0 or concordant + discordant == 0:
+            continue
+        tau = (concordant - discordant) / (concordant + discordant)
+        measured = {"kendall_tau": tau, "twin_sets": float(sets)}
+        leader, led = (levels[0], concordant) if tau >= 0 else (levels[-1], discordant)
+        said = (
+            f"in {sets} set{'s' if sets > 1 else ''} of cells differing only in {factor}, "
+            f"{leader} ran first in {led} of {concordant + discordant} pairs "
+            f"(Kendall τ {tau:+.2f}); " + _order_text(meta)
+        )
+        if sets < MIN_TWIN_SETS:
+            verdict: bool | None = None
+            said += f": fewer than {MIN_TWIN_SETS} sets cannot tell order from {factor}"
+        elif abs(tau) >= ORDER_TAU:
+            verdict = False
+            said += (
+                f": |τ| ≥ {ORDER_TAU}, the order's effect cannot be told apart from "
+                f"{factor}'s (run with order: {{mode: random}})"
+            )
+        else:
+            verdict = True
+        found.append(ValidityCheck("order-confounded", None, verdict, said, measured, factor))
+    return found
+
+
+def failed_summary(checks: list[ValidityCheck]) -> str | None:
+    """One line naming the failed checks (`contio results`), None when none failed."""
+    failed = [c for c in checks if c.passed is False]
+    if not failed:
+        return None
+    cells = {c.cell_key for c in checks if c.cell_key is not None}
+    bad = {c.cell_key for c in failed if c.cell_key is not None}
+    counts: dict[str, int] = {}
+    for check in failed:
+        if check.cell_key is not None:
+            counts[check.name] = counts.get(check.name, 0) + 1
+    parts = []
+    if bad:
+        named = ", ".join(f"{name} {n}" for name, n in counts.items())
+        parts.append(f"{len(bad)} of {len(cells)} cells failed a check ({named})")
+    confounded = [c.factor for c in failed if c.cell_key is None]
+    if confounded:
+        parts.append("cell order confounded with " + ", ".join(map(str, confounded)))
+    return "validity: " + "; ".join(parts) + " (the report's validity section says why)"

@@ -188,6 +188,10 @@ def remove(record: AppliedControls) -> None:
     for control in reversed(record.controls):
         if not root.exists():
             break  # the cgroup is gone, and its controls with it
+        if control.mechanism in _BFQ_WEIGHTS and not _runs_bfq(record):
+            # Another group's removal gave the device its scheduler back first: the BFQ
+            # weights went with BFQ, and its weight file refuses writes (EOPNOTSUPP).
+            continue
         try:
             _write(root / control.file, control.reset)
         except QosError as exc:
@@ -202,6 +206,16 @@ def remove(record: AppliedControls) -> None:
         record.replaced_scheduler = None
     if errors:
         raise QosError("; ".join(errors))
+
+
+_BFQ_WEIGHTS = (V1_BFQ_WEIGHT, V2_BFQ_WEIGHT)
+
+
+def _runs_bfq(record: AppliedControls) -> bool:
+    try:
+        return devices.scheduler(_device_of(record)) == "bfq"
+    except (OSError, QosError):
+        return True  # cannot tell: try the reset, which reports what is wrong
 
 
 def _device_of(record: AppliedControls) -> BlockDevice:

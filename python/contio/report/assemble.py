@@ -13,7 +13,11 @@ from pathlib import Path
 from contio.report.backend_sections import backend_tests_section, throughput_section
 from contio.report.compare import compare, comparison_section
 from contio.report.conclusions import headline, headlines, warnings
-from contio.report.detail_sections import isolation_section, time_series_section
+from contio.report.detail_sections import (
+    isolation_section,
+    time_series_section,
+    validity_section,
+)
 from contio.report.experiment import Experiment
 from contio.report.output import check_output, write_output
 from contio.report.page import Section, render, table
@@ -77,6 +81,7 @@ def build_report(folder: Path, compare_with: Path | None = None) -> str:
         isolation_section(exp),
         backend_tests_section(exp),
         cells_section(exp),
+        validity_section(exp),
         time_series_section(exp),
     ]
     subtitle = f"contio report of {exp.folder.name}"

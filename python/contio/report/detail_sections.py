@@ -1,4 +1,5 @@
-"""Sections about single cells: stacked per-group throughput of isolation experiments
+"""Sections about single cells: the validity checks of each (`contio.findings.validity`),
+stacked per-group throughput of isolation experiments
 (paper 004, Fig. 2–4; docs/papers.md) and per-cell time series shown on demand, with
 the fault events the runner recorded for that repetition (a node stopped, restarted,
 healed) marked.
@@ -11,9 +12,10 @@ import math
 import pandas as pd
 
 from contio.experiment.parts import NO_CONTROLS
+from contio.findings.validity import ValidityCheck, check_cells, folder_meta
 from contio.report import figures
 from contio.report.experiment import Experiment, group_label, groups
-from contio.report.page import Section, details, figure
+from contio.report.page import Section, details, figure, table
 from contio.report.raw_documents import cell_time_series, repetition_events
 
 MAX_FIGURES = 40
@@ -153,4 +155,46 @@ def time_series_section(exp: Experiment) -> Section:
         section.blocks.append(details(summary, figure(svg, "time-series", caption)))
     if len(done) > MAX_TIME_SERIES and section.blocks:
         section.intro = f"The first {MAX_TIME_SERIES} cells of {len(done)}."
+    return section
+
+
+VERDICTS = {True: "passed", False: "FAILED", None: "cannot tell"}
+
+
+def _check_rows(exp: Experiment, checks: list[ValidityCheck]) -> list[list[object]]:
+    cells = {
+        str(c["cell_key"]): f"{c['cell_index']}: {c['label']}" for _, c in exp.cells.iterrows()
+    }
+    rank = {False: 0, None: 1, True: 2}  # failures first: what a reader must see
+    ordered = sorted(checks, key=lambda c: (c.cell_key is not None, rank[c.passed]))
+    return [
+        [
+            cells.get(c.cell_key, c.cell_key) if c.cell_key else f"every cell ({c.factor})",
+            c.name,
+            VERDICTS[c.passed],
+            c.reason,
+        ]
+        for c in ordered
+    ]
+
+
+def validity_section(exp: Experiment) -> Section:
+    """Per cell, whether it measured storage: every validity check, its verdict and why
+    (docs/validity.md)."""
+    section = Section("validity", "Validity checks per cell")
+    if exp.runs.empty:
+        return section
+    checks = check_cells(exp.runs, folder_meta(exp.folder))
+    if not checks:
+        return section
+    failed = sum(1 for c in checks if c.passed is False)
+    section.intro = (
+        f"{failed} of {len(checks)} checks failed. A failed check means the cell measured "
+        "something other than storage (the CPU, the page cache), a throttle the device "
+        "never feels, or an order effect; a finding resting on it is not valid here. "
+        "Thresholds and remedies: docs/validity.md."
+    )
+    section.blocks.append(
+        table(["cell", "check", "verdict", "reason"], _check_rows(exp, checks), css_class="checks")
+    )
     return section

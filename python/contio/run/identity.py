@@ -19,7 +19,10 @@ from contio.results.index import INDEX_FILE, ResultsIndex
 
 def spec_fingerprint(spec: ExperimentSpec) -> str:
     """A stable hash of what the experiment measures."""
-    data = spec.model_dump(mode="json", exclude={"profiles", "default_profile", "description"})
+    # The cell order is left out: it changes when cells run, not what they measure, and
+    # a resume goes on in the order recorded in the folder (`contio.run.runner`).
+    exclude = {"profiles", "default_profile", "description", "order"}
+    data = spec.model_dump(mode="json", exclude=exclude)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode())
     for workload in spec.workload_levels() + [m.workload for ms in spec.mixes.values() for m in ms]:
         if workload.path is not None:  # inline file I/O workloads have no file

@@ -16,7 +16,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from contio.experiment.matrix import Cell, Member
+from contio.experiment.matrix import Cell, Member, describe_order, execution_order
 from contio.experiment.spec import ExperimentSpec
 from contio.qos.io_controls import process_controller
 from contio.run.backend_pool import describe_plan, probe_unavailable
@@ -141,6 +141,14 @@ class Plan:
                 + (f"{low_reps}" if low_reps == high_reps else f"{low_reps}–{high_reps}")
                 + " repetitions each"
             ),
+            Text(
+                f"cell order: {describe_order(spec.order)}"
+                + (
+                    " (the table lists the cells in the order they will run)"
+                    if spec.order.mode == "fixed" or spec.order.seed is not None
+                    else " (recorded in the results; the table lists the cells by index)"
+                )
+            ),
             Text("provisions:"),
         ]
         for name, definition in spec.backend_definitions().items():
@@ -174,7 +182,10 @@ class Plan:
         table.add_column("runs here")
         table.add_column("est.", justify="right")
         per_cell = estimates(self.cells, spec)
-        for cell in self.cells:
+        shown = self.cells
+        if spec.order.mode == "fixed" or spec.order.seed is not None:
+            shown = execution_order(self.cells, spec.order.mode, spec.order.seed)
+        for cell in shown:
             low, high = per_cell[cell.key]
             est = _duration(low) if low == high else f"{_duration(low)}–{_duration(high)}"
             table.add_row(

@@ -5,7 +5,8 @@ Before anything is provisioned: the engine checks every (target, workload,
 properties), and when cells run under docker the Docker engine is reached and their
 images built or reused (`contio.run.docker_preparation`).
 
-For each cell (see `contio.experiment.matrix` for the order): skip it with a reason if its backend
+For each cell, in the spec's `order` (random by default, from a seed recorded in the
+index's meta `order` and in spec.json; `contio.experiment.matrix.execution_order`): skip it with a reason if its backend
 or its block I/O controls cannot be had here; otherwise repeat — load if the load
 policy asks (`contio.run.loads`; the runtime's executor starts database servers on the
 data first), drop caches if asked, run the cell's containers together through the
@@ -15,14 +16,15 @@ database that dies or never gets ready) is recorded `failed` with the reason and
 run goes on with the next cell. Backends are provisioned on first use and torn down
 at the end, on a failure or on an interrupt; data (and its servers) is released
 before. With `resume`, cells already done in the folder's index are passed over
-(failed and skipped ones are tried again) and a partly done cell goes on from its next
-repetition.
+(failed and skipped ones are tried again), a partly done cell goes on from its next
+repetition, and the cells run in the order recorded when the folder was made.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import secrets
 import sys
 import uuid
 from collections.abc import Callable
@@ -43,7 +45,8 @@ from contio.errors import (
     InvalidSpecError,
 )
 from contio.experiment.checks import run_problems
-from contio.experiment.matrix import Cell, expand
+from contio.experiment.matrix import Cell, describe_order, execution_order, expand
+from contio.experiment.parts import CellOrder
 from contio.experiment.spec import ExperimentSpec
 from contio.gluster.faults import FaultSchedule
 from contio.machine import describe_host
@@ -99,6 +102,24 @@ def experiment_id(name: str) -> str:
     return f"{name[:20]}-{uuid.uuid4().hex[:8]}"
 
 
+ORDER_META = "order"
+"""The index meta key holding the cell order a folder runs in (`CellOrder` as JSON)."""
+
+
+def drawn_order(order: CellOrder) -> CellOrder:
+    """`order` with a seed: the spec's, or one drawn now for a random order without one."""
+    if order.mode == "random" and order.seed is None:
+        return CellOrder(mode="random", seed=secrets.randbelow(2**31))
+    return order
+
+
+def recorded_order(index: ResultsIndex) -> CellOrder:
+    """The order a results folder's cells run in; folders made before the order was
+    recorded ran in the cells' own order (`fixed`)."""
+    stored = index.meta(ORDER_META)
+    return CellOrder(**stored) if stored else CellOrder(mode="fixed")
+
+
 def _to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -125,6 +146,9 @@ class Runner:
         self._progress_factory = progress
         self._echo = echo
         self.cells = expand(spec)
+        self.order: CellOrder = spec.order
+        """The order the cells run in, its seed drawn (or read back on resume) when the
+        results are opened."""
         self.pool = BackendPool(spec)
         self.io: IoController = process_controller()
         self.folder: ResultsFolder | None = None
@@ -167,11 +191,21 @@ class Runner:
             repaired = folder.sync_repetitions(index.phases())
             if repaired:
                 self._echo(f"warning: {repaired}")
+            self.order = recorded_order(index)
+            wanted = self.spec.order
+            if wanted.mode != self.order.mode or wanted.seed not in (None, self.order.seed):
+                self._echo(
+                    f"warning: {folder.path} goes on in the order it was started with "
+                    f"({describe_order(self.order)}), not the spec's {describe_order(wanted)}"
+                )
         else:
             folder = ResultsFolder.create(self.results_root, self.spec.name)
             index = ResultsIndex.create(folder.path)
+            self.order = drawn_order(self.spec.order)
+            index.set_meta(ORDER_META, self.order.model_dump())
             folder.write_text("spec.yaml", self.spec_text)
-            folder.write_json("spec.json", self.spec.model_dump(mode="json"))
+            recorded = self.spec.model_copy(update={"order": self.order})
+            folder.write_json("spec.json", recorded.model_dump(mode="json"))
             folder.write_json("host.json", describe_host(engine_version()))
             index.set_meta("profile", self.profile)
             index.set_meta("spec_fingerprint", spec_fingerprint(self.spec))
@@ -190,10 +224,11 @@ class Runner:
         return folder, index
 
     def _run_all(self, engine: Path, folder: ResultsFolder, index: ResultsIndex) -> RunOutcome:
-        progress = self._progress_factory(self.cells, self.spec)
+        ordered = execution_order(self.cells, self.order.mode, self.order.seed)
+        progress = self._progress_factory(ordered, self.spec)
         try:
             with progress:
-                for cell in self.cells:
+                for cell in ordered:
                     if index.cell_status(cell.key) == "done":
                         progress.cell_done(cell, already=True)
                         continue
