@@ -46,6 +46,7 @@ def test_tpcc_loads_runs_and_keeps_the_consistency_conditions(
     database_image(docker_client, target.recipe)
     server = target.start(cell_runtime, "db", TargetOptions(), host_path=tmp_path / "data")
     target.wait_ready(server, timeout_s=240)
+    target.create_schema(server)  # the `ycsb` account and database (and YCSB's table)
     binding = BINDING[name]
     host = ["-p", f"{binding}.host={_address(server)}"]
 

@@ -37,7 +37,10 @@ pub fn check(db: &mut dyn Db) -> Result<Vec<Condition>, DbError> {
         violations: Vec::new(),
     };
     let sums: BTreeMap<i64, i64> = db
-        .query("SELECT d_w_id, SUM(d_ytd) FROM district GROUP BY d_w_id", &[])?
+        .query(
+            "SELECT d_w_id, SUM(d_ytd) FROM district GROUP BY d_w_id",
+            &[],
+        )?
         .into_iter()
         .map(|r| Ok((r[0].int()?, r[1].dec()?)))
         .collect::<Result<_, DbError>>()?;

@@ -104,7 +104,10 @@ fn check_names(props: &Properties, target: &str) -> Result<(), PropertyError> {
         if PROPERTIES.contains(&key) || own.iter().any(|k| k == key) {
             continue;
         }
-        let known = PROPERTIES.iter().copied().chain(own.iter().map(String::as_str));
+        let known = PROPERTIES
+            .iter()
+            .copied()
+            .chain(own.iter().map(String::as_str));
         return Err(PropertyError::Unknown {
             key: key.to_string(),
             suggestion: closest(key, known),
@@ -234,7 +237,10 @@ mod tests {
         let err = TpccConfig::from_properties("redis", Properties::new(), false, false)
             .unwrap_err()
             .to_string();
-        assert!(err.contains("'mysql'") && err.contains("'postgres'"), "{err}");
+        assert!(
+            err.contains("'mysql'") && err.contains("'postgres'"),
+            "{err}"
+        );
         let err = TpccConfig::from_properties("postgres", Properties::new(), true, false)
             .unwrap_err()
             .to_string();

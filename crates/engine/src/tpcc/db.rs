@@ -105,11 +105,7 @@ pub fn parse_decimal(text: &str) -> Option<i64> {
 pub fn format_decimal(units: i64) -> String {
     let sign = if units < 0 { "-" } else { "" };
     let a = units.unsigned_abs();
-    format!(
-        "{sign}{}.{:04}",
-        a / DEC_ONE as u64,
-        a % DEC_ONE as u64
-    )
+    format!("{sign}{}.{:04}", a / DEC_ONE as u64, a % DEC_ONE as u64)
 }
 
 /// A failed statement; `retryable` for deadlocks, lock wait timeouts and

@@ -46,7 +46,10 @@ impl PostgresDb {
         if let Some(s) = self.prepared.get(sql) {
             return Ok(s.clone());
         }
-        let s = self.client.prepare(&dollar_placeholders(sql)).map_err(error)?;
+        let s = self
+            .client
+            .prepare(&dollar_placeholders(sql))
+            .map_err(error)?;
         self.prepared.insert(sql.to_string(), s.clone());
         Ok(s)
     }

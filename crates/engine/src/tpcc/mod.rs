@@ -114,7 +114,11 @@ fn execute(args: &[String]) -> Result<i32, EngineError> {
         let conditions = check::check(db.as_mut()).map_err(|e| failed(target, e))?;
         let mut ok = true;
         for c in &conditions {
-            let verdict = if c.violations.is_empty() { "ok" } else { "VIOLATED" };
+            let verdict = if c.violations.is_empty() {
+                "ok"
+            } else {
+                "VIOLATED"
+            };
             println!(
                 "[CHECK], Condition {} ({}), {verdict}, checked {}",
                 c.number, c.text, c.checked
@@ -127,8 +131,8 @@ fn execute(args: &[String]) -> Result<i32, EngineError> {
         return Ok(if ok { 0 } else { 1 });
     }
     let effective = summary::effective_properties(&props, &config);
-    let facts = |status: PhaseStatus, error: Option<String>, started_at, runtime_ms, threads| {
-        PhaseFacts {
+    let facts =
+        |status: PhaseStatus, error: Option<String>, started_at, runtime_ms, threads| PhaseFacts {
             kind: "tpcc",
             phase: sub,
             target,
@@ -140,17 +144,26 @@ fn execute(args: &[String]) -> Result<i32, EngineError> {
             error,
             started_at,
             runtime_ms,
-        }
-    };
+        };
     let outcome = if sub == "load" {
         eprintln!(
             "Starting tpcc load: {} warehouse(s), {} thread(s) against target '{target}'",
             config.scale.warehouses,
-            config.client.threads.min(config.scale.warehouses as usize + 1)
+            config
+                .client
+                .threads
+                .min(config.scale.warehouses as usize + 1)
         );
         loader::load(&config, &stop).map(|o| {
             let tpcc = summary::load_summary(&o, &config);
-            (o.measurements, o.started_at, o.runtime_ms, o.threads, o.error, tpcc)
+            (
+                o.measurements,
+                o.started_at,
+                o.runtime_ms,
+                o.threads,
+                o.error,
+                tpcc,
+            )
         })
     } else {
         eprintln!(
@@ -159,7 +172,14 @@ fn execute(args: &[String]) -> Result<i32, EngineError> {
         );
         run::run(&config, &stop).map(|o| {
             let tpcc = summary::run_summary(&o, &config);
-            (o.measurements, o.started_at, o.runtime_ms, o.threads, o.error, tpcc)
+            (
+                o.measurements,
+                o.started_at,
+                o.runtime_ms,
+                o.threads,
+                o.error,
+                tpcc,
+            )
         })
     };
     let (m, started_at, runtime_ms, threads, error, tpcc) = match outcome {
@@ -180,7 +200,10 @@ fn execute(args: &[String]) -> Result<i32, EngineError> {
         }
     };
     let (status, error) = summary::judge(&m, error, &stop);
-    let mut doc = ResultDocument::new(facts(status, error.clone(), started_at, runtime_ms, threads), &m);
+    let mut doc = ResultDocument::new(
+        facts(status, error.clone(), started_at, runtime_ms, threads),
+        &m,
+    );
     doc.tpcc = Some(tpcc);
     let mut out = text::render(
         runtime_ms,

@@ -93,7 +93,10 @@ const STOCK_UPDATE: &str = "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, 
 pub fn execute(db: &mut dyn Db, input: &Input) -> Result<Outcome, DbError> {
     let (w, d) = (Value::Int(input.w), Value::Int(input.d));
     one_row(
-        db.query(CUSTOMER_WAREHOUSE, &[w.clone(), d.clone(), Value::Int(input.c)])?,
+        db.query(
+            CUSTOMER_WAREHOUSE,
+            &[w.clone(), d.clone(), Value::Int(input.c)],
+        )?,
         "customer",
     )?;
     let district = one_row(db.query(DISTRICT, &[w.clone(), d.clone()])?, "district")?;
@@ -233,8 +236,10 @@ mod tests {
         assert!((0.005..0.015).contains(&share), "{share}");
         // One warehouse: every line is local.
         let one = Scale::spec(1);
-        assert!((0..1000)
-            .all(|_| input(&mut rng, 1, &one, &k).lines.iter().all(|l| l.supply_w == 1)));
+        assert!((0..1000).all(|_| input(&mut rng, 1, &one, &k)
+            .lines
+            .iter()
+            .all(|l| l.supply_w == 1)));
         assert!((0..1000).all(|_| other_warehouse(&mut rng, 3, 4) != 3));
     }
 }

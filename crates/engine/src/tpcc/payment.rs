@@ -73,7 +73,11 @@ pub fn execute(db: &mut dyn Db, input: &Input) -> Result<Outcome, DbError> {
     db.exec(DISTRICT_YTD, &[amount.clone(), w.clone(), d.clone()])?;
     let district = one_row(db.query(DISTRICT, &[w.clone(), d.clone()])?, "district")?;
     let c_id = customer::resolve(db, input.c_w, input.c_d, &input.customer)?;
-    let key = [Value::Int(input.c_w), Value::Int(input.c_d), Value::Int(c_id)];
+    let key = [
+        Value::Int(input.c_w),
+        Value::Int(input.c_d),
+        Value::Int(c_id),
+    ];
     let customer = one_row(db.query(CUSTOMER, &key)?, "customer")?;
     if customer[10].text() == "BC" {
         let old = one_row(db.query(CUSTOMER_DATA, &key)?, "customer data")?;

@@ -38,7 +38,10 @@ pub struct RunOutcome {
 pub fn loaded_scale(config: &TpccConfig) -> Result<Scale, DbError> {
     let mut db = config.connect()?;
     let int = |rows, what| -> Result<i64, DbError> { one_row(rows, what)?[0].int() };
-    let warehouses = int(db.query("SELECT COUNT(*) FROM warehouse", &[])?, "warehouse")?;
+    let warehouses = int(
+        db.query("SELECT COUNT(*) FROM warehouse", &[])?,
+        "warehouse",
+    )?;
     if warehouses == 0 {
         return Err(DbError::fatal(
             "no warehouse loaded: run `contio-engine tpcc load` first",

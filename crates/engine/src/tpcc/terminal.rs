@@ -114,7 +114,9 @@ impl Terminal {
     fn draw(&mut self, op: Operation) -> Input {
         let (rng, s) = (&mut self.rng, &self.spec);
         match op {
-            Operation::NewOrder => Input::NewOrder(new_order::input(rng, s.w, &s.scale, &s.constants)),
+            Operation::NewOrder => {
+                Input::NewOrder(new_order::input(rng, s.w, &s.scale, &s.constants))
+            }
             Operation::Payment => Input::Payment(payment::input(rng, s.w, &s.scale, &s.constants)),
             Operation::OrderStatus => {
                 Input::OrderStatus(order_status::input(rng, s.w, &s.scale, &s.constants))
