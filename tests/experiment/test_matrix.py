@@ -98,3 +98,18 @@ def test_property_factors_reach_the_engine_and_split_the_data_sets():
     # Cells of one data set stay together.
     keys = [c.load_key() for c in cells]
     assert keys == sorted(keys, key=keys.index)
+
+
+def test_a_mix_whose_file_member_names_no_target_has_no_target_label():
+    """Issue 14: such cells said `target=null` while their members ran `lsm` and fio."""
+    text = """
+name: m
+mixes:
+  pair: [{workload: heavy-update, target: lsm},
+         {workload: {kind: fio, name: rr, job: {rw: randread, bs: 4k, size: 1m}}}]
+factors:
+  mix: [pair]
+"""
+    [cell] = expand(parse_spec_text(text, "m.yaml", Path.cwd()))
+    assert "target" not in cell.level and "target=" not in cell.label
+    assert cell.members[0].target == "lsm"

@@ -3,7 +3,7 @@
 //! or YCSB's `[-db CLASS] [-load|-t] [-P FILE]... [-p KEY=VALUE]... [-threads N]
 //! [-target OPS] [-s] [-l LABEL]` in any order (what `bin/ycsb` hands to YCSB's
 //! `Client`); `targets`, `--version`. Flags may also be spelt with two dashes.
-//! `sysbench ...` and `fio ...` hand their arguments to `crate::fileio`.
+//! `sysbench ...` and `fio ...` hand their arguments to `crate::fileio`, `tpcc ...` to `crate::tpcc`.
 
 use std::path::PathBuf;
 
@@ -15,7 +15,9 @@ pub const USAGE: &str =
     "contio-engine load|run TARGET [-P FILE]... [-p KEY=VALUE]... [-threads N] [-target OPS] [-s] \
                          [-json PATH] | contio-engine [-db CLASS] -load|-t [YCSB options] \
                          | contio-engine sysbench fileio [OPTIONS] prepare|run|cleanup \
-                         | contio-engine fio JOBFILE | contio-engine targets | contio-engine --version";
+                         | contio-engine fio JOBFILE \
+                         | contio-engine tpcc load|run|check mysql|postgres [-P FILE]... [-p KEY=VALUE]... [-threads N] [-s] [-json PATH] \
+                         | contio-engine targets | contio-engine --version";
 
 /// A property source, in command-line order (later ones win).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +54,8 @@ pub enum Command {
     Sysbench(Vec<String>),
     /// `fio ARGS...` (file workloads, parsed by `crate::fileio`).
     Fio(Vec<String>),
+    /// `tpcc load|run|check TARGET ...` (parsed by `crate::tpcc`).
+    Tpcc(Vec<String>),
     Version,
     Help,
 }
@@ -82,12 +86,13 @@ pub fn parse(args: &[String]) -> Result<Command, CliError> {
         "targets" => return Ok(Command::Targets),
         "sysbench" => return Ok(Command::Sysbench(args[1..].to_vec())),
         "fio" => return Ok(Command::Fio(args[1..].to_vec())),
+        "tpcc" => return Ok(Command::Tpcc(args[1..].to_vec())),
         "--version" | "-version" | "version" => return Ok(Command::Version),
         "--help" | "-h" | "-help" | "help" => return Ok(Command::Help),
         other if other.starts_with('-') => return parse_ycsb_form(args),
         other => {
             return Err(usage_error(format!(
-                "unknown command '{other}'; expected load, run, sysbench, fio, targets, --version \
+                "unknown command '{other}'; expected load, run, sysbench, fio, tpcc, targets, --version \
                  or YCSB's options (-db CLASS -load|-t ...)"
             )))
         }
@@ -123,7 +128,7 @@ fn parse_ycsb_form(args: &[String]) -> Result<Command, CliError> {
 }
 
 /// The flags of a phase; `phase` is the one already given by name, if any.
-fn parse_flags(flags: &[String], phase: Option<Phase>) -> Result<PhaseArgs, CliError> {
+pub(crate) fn parse_flags(flags: &[String], phase: Option<Phase>) -> Result<PhaseArgs, CliError> {
     let mut parsed = PhaseArgs {
         phase,
         db: None,

@@ -15,5 +15,6 @@ pub mod parent;
 pub mod properties;
 pub mod result;
 pub mod target;
+pub mod tpcc;
 pub mod workload;
 pub mod ycsb;

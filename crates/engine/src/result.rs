@@ -59,6 +59,9 @@ pub struct ResultDocument {
     /// File workloads: bytes read and written.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub io: Option<serde_json::Value>,
+    /// `tpcc` phases: tpmC, total tpm, retries, failures (see `crate::tpcc::summary`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tpcc: Option<serde_json::Value>,
 }
 
 /// What a phase produced, besides its measurements.
@@ -104,6 +107,7 @@ impl ResultDocument {
             intended_by_type: report::intended_by_type(m),
             timeseries: m.timeseries.clone(),
             io: None,
+            tpcc: None,
         }
     }
 

@@ -61,7 +61,7 @@ pub fn check_names(props: &Properties, info: &TargetInfo) -> Result<(), Property
 }
 
 /// A JSON path whose directory does not exist is bad input: say so before running.
-fn check_output(path: Option<&str>) -> Result<(), PropertyError> {
+pub(crate) fn check_output(path: Option<&str>) -> Result<(), PropertyError> {
     let Some(path) = path.filter(|p| *p != "-") else {
         return Ok(());
     };

@@ -67,6 +67,8 @@ class EngineResult(_Document):
     timeseries: list[dict[str, Any]] = []
     io: dict[str, Any] | None = None
     """File workloads (`kind` sysbench/fio): bytes, rates, files, regions, verification."""
+    tpcc: dict[str, Any] | None = None
+    """`kind` tpcc: tpmC, total tpm, scale, retries and failures per transaction."""
 
     @property
     def failed_operations(self) -> int:

@@ -1,7 +1,8 @@
 """Checks of an experiment's cells: whether each cell's targets, backend and block I/O
 groups can run with its runtime.
 
-A database target's server runs in a container (runtime `docker`); a backend level
+A `tpcc` workload runs on `mariadb` or `postgres` only. A database target's server
+runs in a container (runtime `docker`); a backend level
 that hands out Docker volumes needs containers too; block I/O groups are applied to
 local process groups (runtime `process`). Each problem names the field that brought
 the level in (`factors.target[1]`, `mixes.pair[0].target`, `backends.nfs.mount_via`,
@@ -14,6 +15,7 @@ from contio.errors import InvalidSpecError, SpecError
 from contio.experiment.checks import docker_volume_option
 from contio.experiment.matrix import Cell, Member, expand
 from contio.experiment.spec import ExperimentSpec
+from contio.workload.tpcc_kind import TPCC_TARGETS
 
 
 def check_cells(spec: ExperimentSpec) -> list[SpecError]:
@@ -31,7 +33,11 @@ def check_cells(spec: ExperimentSpec) -> list[SpecError]:
 
 def _cell_problems(spec: ExperimentSpec, cell: Cell) -> list[SpecError]:
     runtime = cell.level["runtime"]
-    problems = []
+    problems = [
+        _tpcc_needs_sql(spec, cell, member)
+        for member in dict.fromkeys(cell.members)
+        if member.kind == "tpcc" and member.target not in TPCC_TARGETS
+    ]
     if runtime != "docker":
         for member in dict.fromkeys(cell.members):
             if member.database:
@@ -56,6 +62,15 @@ def _database_needs_docker(
         f"{member.target!r} is a database target: its server runs in a container, so it "
         f"needs runtime 'docker', not {runtime!r} (cell {cell.index}: {cell.label}); "
         + _how_to_fix(spec, f"target: {member.target}", runtime),
+    )
+
+
+def _tpcc_needs_sql(spec: ExperimentSpec, cell: Cell, member: Member) -> SpecError:
+    return SpecError(
+        _target_path(spec, cell, member),
+        f"{member.target!r} cannot run workload {member.workload.name!r} (kind tpcc): "
+        f"TPC-C runs on a SQL server; allowed targets: {', '.join(TPCC_TARGETS)} "
+        f"(cell {cell.index}: {cell.label})",
     )
 
 

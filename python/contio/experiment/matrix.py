@@ -21,7 +21,7 @@ from contio.experiment.parts import NO_CONTROLS, CellOrder
 from contio.experiment.spec import ExperimentSpec, engine_value
 from contio.targets.engine_targets import engine_target_of, is_database
 from contio.workload.files import WorkloadRef
-from contio.workload.kinds import KINDS, read_properties
+from contio.workload.kinds import KINDS, SERVER_KINDS, read_properties
 
 # Properties that define what the load phase writes: cells differing in any of these
 # (or in a target-namespaced property) need their own load.
@@ -62,6 +62,9 @@ class Member:
         return {**read_properties(self.workload.path), **dict(self.properties)}
 
     def dataset(self) -> tuple[Any, ...]:
+        if self.kind == "tpcc":  # one database per target: its load is the target's own
+            kind = KINDS[self.kind]
+            return self.kind, self.target, kind.dataset(self.workload, dict(self.properties))
         if self.kind != "ycsb":
             kind = KINDS[self.kind]
             return self.kind, kind.dataset(self.workload, dict(self.properties))
@@ -77,7 +80,7 @@ class Member:
     @property
     def database(self) -> bool:
         """Whether it drives a database target's server (a container of its own)."""
-        return self.kind == "ycsb" and is_database(self.target)
+        return self.kind in SERVER_KINDS and is_database(self.target)
 
 
 @dataclass(frozen=True)
@@ -128,10 +131,14 @@ def _factor_levels(spec: ExperimentSpec) -> dict[str, list[Any]]:
     }
     mixed = [m for name in factors.mix or [] for m in spec.mixes[name]]
     named = factors.target is not None or spec.targets is not None
-    files_only = not mixed and all(w.kind != "ycsb" for w in spec.workload_levels())
+    files_only = not mixed and all(w.kind not in SERVER_KINDS for w in spec.workload_levels())
+    # Mix members that need a target from the factor: those without their own that
+    # drive one (file workloads have none), so a mix whose file member names no target
+    # is not labelled with a target level that none of its members runs.
+    untargeted = [m for m in mixed if not m.target and m.workload.kind in SERVER_KINDS]
     if files_only and not named:
         pass  # file workloads (sysbench, fio) have no target: the engine's "files"
-    elif named or not mixed or not all(m.target for m in mixed):
+    elif named or not mixed or untargeted:
         levels["target"] = spec.target_levels()  # else every mix member names its own
     if factors.mix is not None:
         levels["mix"] = list(factors.mix)

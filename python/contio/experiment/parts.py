@@ -28,6 +28,7 @@ from contio.targets.engine_targets import DATABASE_BINDINGS, TARGETS, target_nam
 from contio.workload.file_entries import file_workload
 from contio.workload.files import WorkloadRef, resolve_workload
 from contio.workload.kinds import KINDS, kind_names
+from contio.workload.tpcc_kind import tpcc_workload
 from contio.yaml_input import Integer, Number, PositiveInteger
 
 PropertyValue = str | int | float | bool
@@ -75,6 +76,11 @@ def _resolve_workload(value: Any, info: ValidationInfo) -> Any:
                 "workload kind {kind} is not available; allowed: {allowed}",
                 {"kind": repr(kind), "allowed": ", ".join(kind_names())},
             )
+        if kind == "tpcc":
+            try:
+                return tpcc_workload(value)
+            except FileWorkloadError as exc:
+                raise PydanticCustomError("bad_tpcc_workload", "{why}", {"why": str(exc)}) from exc
         if kind != "ycsb":
             try:
                 return file_workload(value, base_dir)

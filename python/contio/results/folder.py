@@ -115,6 +115,9 @@ class PhaseRecord:
     server_write_bytes_per_sec: float | None = None
     disk_device: str = ""
     """The disk of `disk_percent` (`vda`), `busiest` when no disk holds the data."""
+    tpmc: float | None = None
+    """`tpcc` run phases: New-Order transactions per minute after the warm-up (tpmC, the
+    TPC-C throughput metric); None for every other phase."""
 
     @classmethod
     def from_result(
@@ -141,9 +144,26 @@ class PhaseRecord:
             latency_source=latency.source,
             started_at=result.started_at,
             **steady_io_rates(result, warmup),
+            tpmc=steady_tpmc(result, warmup) if result.kind == "tpcc" and phase == "run" else None,
             **fields,
         )
         return cls(**values)
+
+
+def steady_tpmc(result: EngineResult, warmup_seconds: float) -> float | None:
+    """New-Orders per minute after `warmup_seconds` (whole seconds of the time series),
+    else the engine's `tpcc.tpmC` over the whole phase."""
+    runtime_s = result.runtime_ms / 1000
+    skip = int(warmup_seconds)
+    if skip > 0 and result.timeseries and runtime_s >= skip + 1:
+        new_orders = sum(
+            int(entry.get("by_type", {}).get("NEW_ORDER", {}).get("count", 0))
+            for entry in result.timeseries
+            if entry["t"] > skip
+        )
+        return new_orders * 60 / (runtime_s - skip)
+    whole = (result.tpcc or {}).get("tpmC")
+    return float(whole) if isinstance(whole, (int, float)) else None
 
 
 def _or_nan(value: float | None) -> float:

@@ -79,7 +79,8 @@ CREATE TABLE IF NOT EXISTS phases (
     server_memory_bytes REAL,
     server_read_bytes_per_sec REAL,
     server_write_bytes_per_sec REAL,
-    disk_device TEXT NOT NULL DEFAULT ''
+    disk_device TEXT NOT NULL DEFAULT '',
+    tpmc REAL                  -- tpcc run phases only: New-Orders per minute (tpmC)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS completed_runs
     ON phases(cell_key, repetition, container) WHERE phase = 'run' AND status = 'ok';
@@ -98,6 +99,7 @@ _LATER_COLUMNS = {
     "io_control": "TEXT NOT NULL DEFAULT ''",
     **{column: "REAL" for column in METRIC_COLUMNS},
     "disk_device": "TEXT NOT NULL DEFAULT ''",
+    "tpmc": "REAL",
 }
 
 

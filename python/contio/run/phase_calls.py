@@ -34,7 +34,7 @@ from contio.run.loads import LoadedData
 from contio.run.phase_context import PhaseContext
 from contio.targets.engine_targets import engine_target_of
 from contio.workload.file_kinds import EngineCall
-from contio.workload.kinds import KINDS
+from contio.workload.kinds import KINDS, SERVER_KINDS
 
 
 def check_with_engine(spec: ExperimentSpec, cells: list[Cell]) -> None:
@@ -119,7 +119,7 @@ def container_phase(
         target = binding.target
         properties.update(binding.properties)  # the server of this run, whatever was set
     ready = None
-    if barrier and member.kind == "ycsb":  # file kinds have no start barrier
+    if barrier and member.kind in SERVER_KINDS:  # file kinds have no start barrier
         ready = files.json.with_suffix(".ready")
         properties["startbarrier.ready"] = str(ready)
         properties["startbarrier.go"] = str(files.json.parent / f"{phase}.go")

@@ -1,7 +1,8 @@
 """Workload kinds: how a cell's workload becomes `contio-engine` arguments.
 
 `ycsb` (`contio-engine load|run TARGET -P FILE …`) is the default; the file I/O kinds
-`sysbench` and `fio` (`contio-engine sysbench|fio`, see `contio.workload.file_kinds`) are the
+`sysbench` and `fio` (`contio-engine sysbench|fio`, see `contio.workload.file_kinds`) and
+the TPC-C-like `tpcc` (`contio-engine tpcc`, see `contio.workload.tpcc_kind`) are the
 others. One `WorkloadKind` each; the runner only calls this interface.
 """
 
@@ -16,6 +17,7 @@ from typing import Protocol
 from contio.errors import WorkloadPropertyError
 from contio.workload.file_kinds import EngineCall, FioKind, SysbenchKind
 from contio.workload.files import WorkloadRef
+from contio.workload.tpcc_kind import TpccKind
 
 
 class WorkloadKind(Protocol):
@@ -120,7 +122,16 @@ def _at_most_one_record(merged: Mapping[str, str]) -> str | None:
     return "1"
 
 
-KINDS: dict[str, WorkloadKind] = {"ycsb": YcsbKind(), "sysbench": SysbenchKind(), "fio": FioKind()}
+KINDS: dict[str, WorkloadKind] = {
+    "ycsb": YcsbKind(),
+    "sysbench": SysbenchKind(),
+    "fio": FioKind(),
+    "tpcc": TpccKind(),
+}
+
+SERVER_KINDS = ("ycsb", "tpcc")
+"""Kinds that drive a target (a database server for database targets); the file kinds
+work on files."""
 
 
 def kind_names() -> list[str]:

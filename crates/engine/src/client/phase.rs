@@ -66,7 +66,7 @@ pub fn planned_operations(workload: &CoreWorkload, phase: Phase) -> u64 {
 }
 
 /// What the threads keep besides histograms, for the measurement type.
-fn extras(m: &MeasurementConfig) -> ExtrasConfig {
+pub(crate) fn extras(m: &MeasurementConfig) -> ExtrasConfig {
     ExtrasConfig {
         series_unit_ns: m
             .kind
@@ -77,7 +77,7 @@ fn extras(m: &MeasurementConfig) -> ExtrasConfig {
 }
 
 /// How the collector reports while the phase runs.
-fn reporting(client: &ClientConfig, started_at: SystemTime) -> Reporting {
+pub(crate) fn reporting(client: &ClientConfig, started_at: SystemTime) -> Reporting {
     let m = &client.measurement;
     Reporting {
         kind: m.kind,

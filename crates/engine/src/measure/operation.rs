@@ -22,11 +22,18 @@ pub enum Operation {
     Cleanup,
     /// Checking a read's values under `dataintegrity` (YCSB's `[VERIFY]`).
     Verify,
+    /// TPC-C's five transactions (`contio-engine tpcc run`), each timed whole:
+    /// from its first statement to its commit, retries included.
+    NewOrder,
+    Payment,
+    OrderStatus,
+    Delivery,
+    StockLevel,
 }
 
 impl Operation {
     /// Every operation, in report order.
-    pub const ALL: [Operation; 12] = [
+    pub const ALL: [Operation; 17] = [
         Operation::Read,
         Operation::Update,
         Operation::Insert,
@@ -39,6 +46,11 @@ impl Operation {
         Operation::Close,
         Operation::Cleanup,
         Operation::Verify,
+        Operation::NewOrder,
+        Operation::Payment,
+        Operation::OrderStatus,
+        Operation::Delivery,
+        Operation::StockLevel,
     ];
 
     /// The number of operation types (array sizes).
@@ -59,6 +71,11 @@ impl Operation {
             Operation::Close => "CLOSE",
             Operation::Cleanup => "CLEANUP",
             Operation::Verify => "VERIFY",
+            Operation::NewOrder => "NEW_ORDER",
+            Operation::Payment => "PAYMENT",
+            Operation::OrderStatus => "ORDER_STATUS",
+            Operation::Delivery => "DELIVERY",
+            Operation::StockLevel => "STOCK_LEVEL",
         }
     }
 
