@@ -102,3 +102,34 @@ def fio_rates(text: str, direction: str) -> FioRates:
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise SetupError(f"cannot read fio's JSON output: {exc}") from exc
+
+
+_GO_YCSB_LINE = re.compile(r"^(?P<op>[A-Z][A-Z_-]*)\s+- (?P<fields>\S.*)$")
+
+
+def parse_go_ycsb_summary(text: str) -> dict[str, dict[str, float]]:
+    """go-ycsb's final measurements: operation ("READ", "TOTAL", "READ_ERROR"…) → field → value.
+
+    go-ycsb prints the same `OP - Takes(s): …, Count: …, OPS: …` lines every
+    `--interval` seconds while it runs; only the block after `Run finished, takes …`
+    covers the whole run. SetupError when there is no such block (the run did not end).
+    """
+    marker = text.rfind("Run finished, takes ")
+    if marker < 0:
+        raise SetupError("go-ycsb printed no 'Run finished' line")
+    summary: dict[str, dict[str, float]] = {}
+    for line in text[marker:].splitlines()[1:]:
+        match = _GO_YCSB_LINE.match(line.strip())
+        if not match:
+            continue
+        fields: dict[str, float] = {}
+        for item in match["fields"].split(", "):
+            name, _, value = item.partition(": ")
+            try:
+                fields[name] = float(value)
+            except ValueError:
+                continue
+        summary[match["op"]] = fields
+    if "TOTAL" not in summary:
+        raise SetupError("go-ycsb's final measurements have no TOTAL line")
+    return summary
