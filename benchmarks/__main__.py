@@ -60,7 +60,8 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
         "--repeat",
         type=int,
         default=1,
-        help="rounds per measurement, median reported (ycsb_null, fileio, backends; default: %(default)s)",
+        help="rounds per measurement, median reported (ycsb_null, fileio, backends; go_ycsb "
+        "and go_tpc run at least 3; default: %(default)s)",
     )
     parser.add_argument("--engine", type=Path, help="the contio-engine binary (default: search)")
     return parser.parse_args(argv)
