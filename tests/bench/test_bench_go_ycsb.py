@@ -1,7 +1,12 @@
 """The go-ycsb comparison's table: medians over rounds, goals, ranges (synthetic samples)."""
 
-import pytest
+from pathlib import Path
 
+import pytest
+from rich.console import Console
+
+from benchmarks import go_ycsb
+from benchmarks.context import BenchContext
 from benchmarks.go_ycsb import Cell, comparison_rows
 from benchmarks.report import Sample
 
@@ -44,3 +49,24 @@ def test_a_cell_only_one_tool_finished_gives_no_rows():
     rows, _ = comparison_rows(samples)
     assert {row.case for row in rows} == {"workloada threads=16"}
     assert rows[0].ratio == pytest.approx(3.0)
+
+
+def _props(argv: list[str]) -> dict[str, str]:
+    """The -p KEY=VALUE pairs of an argv."""
+    pairs = [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "-p"]
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
+def test_both_tools_get_the_same_workload_file_and_sizes(monkeypatch, tmp_path):
+    monkeypatch.setattr(go_ycsb, "go_ycsb", lambda: Path("/cache/go-ycsb"))
+    ctx = BenchContext(engine=tmp_path / "contio-engine", scale=1.0, console=Console())
+    clients = go_ycsb.Clients(ctx, "172.18.0.2:6379", 100_000, server=None)
+    ours = clients.contio_args("run", "workloadc")
+    theirs = clients.go_ycsb_argv("run", "workloadc", {})
+    assert ours[ours.index("-P") + 1] == theirs[theirs.index("-P") + 1]
+    shared = {"recordcount": "100000", "fieldcount": "10", "fieldlength": "100"}
+    assert shared.items() <= _props(ours).items()
+    assert shared.items() <= _props(theirs).items()
+    assert (_props(ours)["redis.host"], _props(ours)["redis.port"]) == ("172.18.0.2", "6379")
+    assert _props(theirs)["redis.addr"] == "172.18.0.2:6379"
+    assert _props(theirs)["redis.datatype"] == "hash"
