@@ -15,7 +15,16 @@ from types import ModuleType
 
 from rich.console import Console
 
-from benchmarks import adaptive, backends, containers, embedded, fileio, ycsb_null
+from benchmarks import (
+    adaptive,
+    backends,
+    containers,
+    embedded,
+    fileio,
+    go_tpc,
+    go_ycsb,
+    ycsb_null,
+)
 from benchmarks.context import BenchContext, cache_dir
 from benchmarks.errors import BenchmarkSkipped, SetupError
 from benchmarks.report import Report
@@ -24,7 +33,8 @@ from benchmarks.table import print_report
 
 # Each module has NAME, TITLE, PEER and run(ctx) -> Report; they run in this order.
 REGISTRY: dict[str, ModuleType] = {
-    m.NAME: m for m in (ycsb_null, embedded, fileio, backends, adaptive, containers)
+    m.NAME: m
+    for m in (ycsb_null, embedded, fileio, backends, adaptive, containers, go_ycsb, go_tpc)
 }
 QUICK_SCALE = 0.05
 
@@ -50,7 +60,8 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
         "--repeat",
         type=int,
         default=1,
-        help="rounds per measurement, median reported (ycsb_null, fileio, backends; default: %(default)s)",
+        help="rounds per measurement, median reported (ycsb_null, fileio, backends; go_ycsb "
+        "and go_tpc run at least 3; default: %(default)s)",
     )
     parser.add_argument("--engine", type=Path, help="the contio-engine binary (default: search)")
     return parser.parse_args(argv)

@@ -20,7 +20,8 @@ TITLE = "Database start-to-ready; contio-engine in a container vs on the host (R
 PEER = "host"
 
 
-def _docker():
+def docker_runtime():
+    """A DockerRuntime for one benchmark run; BenchmarkSkipped when there is no Docker engine."""
     try:
         from contio.containers.docker_engine import ensure_engine
         from contio.containers.docker_runtime import DockerRuntime
@@ -57,7 +58,7 @@ def _start_to_ready(ctx: BenchContext, runtime, report: Report) -> None:
 def run(ctx: BenchContext) -> Report:
     """Start-to-ready of every database, then the engine's container cost."""
     report = Report(name=NAME, title=TITLE, peer=PEER)
-    runtime = _docker()
+    runtime = docker_runtime()
     with runtime:
         _start_to_ready(ctx, runtime, report)
         engine_cost(ctx, runtime, report)

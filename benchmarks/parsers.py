@@ -1,4 +1,5 @@
-"""Reading the peers' outputs: YCSB's text summary, sysbench fileio's text, fio's JSON.
+"""Reading the peers' outputs: YCSB's and go-ycsb's text summaries, go-tpc's, sysbench
+fileio's text, fio's JSON.
 
 contio's own numbers always come from its JSON document (docs/engine-interface.md);
 these parsers exist only because the peers print text. Tested against captured real
@@ -102,3 +103,88 @@ def fio_rates(text: str, direction: str) -> FioRates:
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise SetupError(f"cannot read fio's JSON output: {exc}") from exc
+
+
+_GO_YCSB_LINE = re.compile(r"^(?P<op>[A-Z][A-Z_-]*)\s+- (?P<fields>\S.*)$")
+
+
+def parse_go_ycsb_summary(text: str) -> dict[str, dict[str, float]]:
+    """go-ycsb's final measurements: operation ("READ", "TOTAL", "READ_ERROR"…) → field → value.
+
+    go-ycsb prints the same `OP - Takes(s): …, Count: …, OPS: …` lines every
+    `--interval` seconds while it runs; only the block after `Run finished, takes …`
+    covers the whole run. SetupError when there is no such block (the run did not end).
+    """
+    marker = text.rfind("Run finished, takes ")
+    if marker < 0:
+        raise SetupError("go-ycsb printed no 'Run finished' line")
+    summary: dict[str, dict[str, float]] = {}
+    for line in text[marker:].splitlines()[1:]:
+        match = _GO_YCSB_LINE.match(line.strip())
+        if not match:
+            continue
+        summary[match["op"]] = _fields(match["fields"])
+    if "TOTAL" not in summary:
+        raise SetupError("go-ycsb's final measurements have no TOTAL line")
+    return summary
+
+
+_GO_TPC_SUMMARY = re.compile(r"^\[Summary\] (?P<op>[A-Z_]+)\s+- (?P<fields>\S.*)$")
+_GO_TPC_TPMC = re.compile(r"^tpmC: (?P<tpmc>[\d.]+)")
+
+
+@dataclass
+class GoTpcSummary:
+    """The end of a `go-tpc tpcc run`: per-transaction `[Summary]` lines and tpmC."""
+
+    tpmc: float
+    by_type: dict[str, dict[str, float]]
+    """"NEW_ORDER", "PAYMENT", … and "NEW_ORDER_ERR"-style failures → field → value."""
+
+    @property
+    def transactions(self) -> int:
+        """Transactions completed without error, all five types."""
+        return int(sum(f.get("Count", 0) for op, f in self.by_type.items() if not _failed(op)))
+
+    @property
+    def failed(self) -> int:
+        """Transactions that ended in an error (go-tpc's `…_ERR` lines)."""
+        return int(sum(f.get("Count", 0) for op, f in self.by_type.items() if _failed(op)))
+
+
+def _failed(op: str) -> bool:
+    return op.endswith("_ERR")
+
+
+def parse_go_tpc_run(text: str) -> GoTpcSummary:
+    """`[Summary] OP - Takes(s): …, Count: …, TPM: …` lines and `tpmC: …` of go-tpc's run.
+
+    The `[Current]` lines printed every `--interval` are ignored. SetupError when the
+    summary or tpmC is missing (the run did not finish, or no New-Order completed).
+    """
+    by_type: dict[str, dict[str, float]] = {}
+    tpmc: float | None = None
+    for line in text.splitlines():
+        line = line.strip()
+        match = _GO_TPC_SUMMARY.match(line)
+        if match:
+            by_type[match["op"]] = _fields(match["fields"])
+            continue
+        found = _GO_TPC_TPMC.match(line)
+        if found:
+            tpmc = float(found["tpmc"])
+    if not by_type or tpmc is None:
+        raise SetupError("go-tpc printed no [Summary] lines or no tpmC")
+    return GoTpcSummary(tpmc=tpmc, by_type=by_type)
+
+
+def _fields(text: str) -> dict[str, float]:
+    """`Name: value, Name: value` → {name: value}, skipping values that are not numbers."""
+    fields: dict[str, float] = {}
+    for item in text.split(", "):
+        name, _, value = item.partition(": ")
+        try:
+            fields[name] = float(value)
+        except ValueError:
+            continue
+    return fields

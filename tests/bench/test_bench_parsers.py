@@ -9,6 +9,7 @@ from benchmarks.parsers import (
     fio_rates,
     fio_read_iops,
     fio_read_total_ios,
+    parse_go_ycsb_summary,
     parse_sysbench_fileio,
     parse_ycsb_summary,
     ycsb_throughput,
@@ -69,3 +70,41 @@ def test_fio_rates_per_direction():
     assert (write.iops, write.bytes_per_sec, write.total_ios) == (0, 0, 0)
     with pytest.raises(SetupError, match="fio"):
         fio_rates(text, "trim-ish")
+
+
+def test_go_ycsb_summary_of_a_real_redis_run():
+    text = (DATA / "go-ycsb-1.0.3-redis-workloada-16threads.txt").read_text()
+    summary = parse_go_ycsb_summary(text)
+    assert set(summary) == {"READ", "UPDATE", "TOTAL"}
+    assert summary["TOTAL"]["Count"] == 40_000
+    assert summary["TOTAL"]["OPS"] == pytest.approx(7129.2)
+    assert summary["READ"]["Count"] + summary["UPDATE"]["Count"] == 40_000
+    assert summary["UPDATE"]["99th(us)"] == 32271
+
+
+def test_go_ycsb_summary_of_a_read_only_run_and_a_load():
+    run = parse_go_ycsb_summary((DATA / "go-ycsb-1.0.3-redis-workloadc-1thread.txt").read_text())
+    assert set(run) == {"READ", "TOTAL"}
+    assert run["TOTAL"]["OPS"] == pytest.approx(3538.0)
+    load = parse_go_ycsb_summary((DATA / "go-ycsb-1.0.3-redis-load.txt").read_text())
+    assert load["INSERT"]["Count"] == 10_000
+
+
+def test_go_ycsb_reads_only_the_final_block_and_keeps_error_lines():
+    periodic = "READ   - Takes(s): 10.0, Count: 5, OPS: 0.5, Avg(us): 1\n"
+    final = (
+        "Run finished, takes 20s\n"
+        "READ   - Takes(s): 20.0, Count: 8, OPS: 0.4, Avg(us): 1\n"
+        "READ_ERROR - Takes(s): 20.0, Count: 2, OPS: 0.1, Avg(us): 1\n"
+        "TOTAL  - Takes(s): 20.0, Count: 8, OPS: 0.4, Avg(us): 1\n"
+    )
+    summary = parse_go_ycsb_summary(periodic + final)
+    assert summary["READ"]["Count"] == 8
+    assert summary["READ_ERROR"]["Count"] == 2
+
+
+def test_go_ycsb_without_its_final_block_is_a_setup_error():
+    with pytest.raises(SetupError, match="Run finished"):
+        parse_go_ycsb_summary("READ   - Takes(s): 10.0, Count: 5, OPS: 0.5\n")
+    with pytest.raises(SetupError, match="TOTAL"):
+        parse_go_ycsb_summary("Run finished, takes 1s\npanic: connection refused\n")
