@@ -47,7 +47,7 @@ test-rust: setup
 
 test-python: setup
 	@scripts/setup-docker.sh  # the docker-marked tests need a running engine
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=25  # the slowest tests, to keep make test under 40 min
 
 bench: setup
 	@scripts/setup-bench.sh
