@@ -9,8 +9,15 @@ import click
 from rich.console import Console
 
 from contio.cli.root import cli
-from contio.cli.tables import comparison_table, headline, mix_table, results_table
+from contio.cli.tables import (
+    comparison_table,
+    findings_table,
+    headline,
+    mix_table,
+    results_table,
+)
 from contio.errors import UsageError
+from contio.findings.document import current_findings
 from contio.results.index import INDEX_FILE, ResultsIndex
 from contio.results.summary import summarize
 from contio.stats.backend_comparison import Analysis
@@ -47,6 +54,9 @@ def results(folder: Path) -> None:
     found = headline(summaries, folder_analysis(folder))
     if found is not None:
         console.print(found, highlight=False, markup=False, soft_wrap=True)
+    verdicts = findings_table(current_findings(folder))  # findings.json: written if stale
+    if verdicts is not None:
+        console.print(verdicts)
     done = sum(1 for c in cells if c["status"] == "done")
     skipped = sum(1 for c in cells if c["status"] == "skipped")
     failed = sum(1 for c in cells if c["status"] == "failed")
