@@ -176,7 +176,7 @@ def _missing(finding: FindingSpec, cells: list[CellData]) -> str:
             reasons = sorted(
                 {f"{c.status}: {c.reason}" if c.reason else c.status for c in unmeasured}
             )
-            return f"not tested here: its {name} cells have no completed repetition ({'; '.join(reasons)})"
+            return f"not tested here: its `{name}` cells have no completed repetition ({'; '.join(reasons)})"
     if finding.kind in ("greater", "less", "equivalent"):
         return "not tested by this profile: no `cells` cell has an `against` cell with the same other levels"
     if finding.kind == "trend":
@@ -253,7 +253,9 @@ def evaluate(
         return replace(base, summary=reason)
     used = {key for e in found if e.outcome != NOT_TESTED for key in e.cells}
     failed, unknown = _checks_on(checks, used)
-    standing = _stand_ins(finding, cells, used)
+    # The `against` cells may run another system on purpose (MongoDB against Cassandra).
+    claimed = {c.key for c in selected(cells, finding.cells)} & used
+    standing = _stand_ins(finding, cells, claimed)
     subject = finding.system
     if standing:
         names = ", ".join(s.target for s in standing)
