@@ -189,9 +189,7 @@ def test_a_failed_validity_check_makes_it_not_valid_here_and_none_keeps_it():
 
 
 def test_a_stand_in_is_said_out_loud():
-    spec = claim(
-        kind="greater", system="MongoDB", cells={"backend": "a"}, against={"backend": "b"}
-    )
+    spec = claim(kind="greater", system="MongoDB", cells={"backend": "a"}, against={"backend": "b"})
     found = evaluate(spec, two(FAST, SLOW, target="ferretdb"))
     assert found.outcome == REPRODUCED
     assert found.subject == "ferretdb, standing in for MongoDB"
