@@ -63,13 +63,17 @@ def test_cross_checks_name_levels_factors_and_what_each_kind_needs():
     )  # fmt: skip
     assert found == [
         "findings[0].cells.backend: 'c' is not defined; allowed: a, b",
-        "findings[0].against.bakend: not a factor; allowed: backend, target, workload, threads, "
-        "containers, mix, runtime, io_controls, properties.<key>",
+        (
+            "findings[0].against.bakend: not a factor; allowed: backend, target, workload, threads, "
+            "containers, mix, runtime, io_controls, properties.<key>"
+        ),
         "findings[1].id: 'x' is listed twice",
         "findings[1].margin: kind 'equivalent' needs 'margin'",
         "findings[2].margin: kind 'share' needs 'margin'",
         "findings[2].against: kind 'share' takes no 'against'",
         "findings[3].trend: kind 'trend' needs 'trend'",
-        "findings[3].cells.containers: the trend runs over 'containers': select its cells by "
-        "other factors",
+        (
+            "findings[3].cells.containers: the trend runs over 'containers': select its cells by "
+            "other factors"
+        ),
     ]

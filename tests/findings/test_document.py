@@ -18,7 +18,7 @@ from contio.findings.document import (
 from contio.report.assemble import build_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
-from report_fixtures import results_folder  # noqa: E402
+from report_fixtures import results_folder
 
 INJECTED = "<script>alert(1)</script>"
 CLAIMS = [

@@ -109,7 +109,8 @@ def test_equivalent_by_tost(a, margin, outcome):
 
 
 def test_every_pair_must_reproduce_and_any_contradiction_counts():
-    cells = two(FAST, SLOW) + [
+    cells = [
+        *two(FAST, SLOW),
         cell({"backend": "a", "target": "lsm", "threads": 8}, SLOW),
         cell({"backend": "b", "target": "lsm", "threads": 8}, FAST),
     ]
