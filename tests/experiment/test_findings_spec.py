@@ -77,3 +77,45 @@ def test_cross_checks_name_levels_factors_and_what_each_kind_needs():
             "other factors"
         ),
     ]
+
+
+MIXES = """name: t
+backends: {a: {type: local-dir}}
+mixes:
+  m: [{workload: workloada, target: btree}]
+  c: [{workload: workloadc, target: lsm}]
+  m+c: [{workload: workloada, target: btree}, {workload: workloadc, target: lsm}]
+factors: {backend: [a], mix: [m, c, m+c]}
+findings:
+"""
+
+
+def test_degradation_and_limit_claims_name_what_they_need():
+    with pytest.raises(InvalidSpecError) as caught:
+        parse_spec_text(
+            MIXES
+            + "  - {id: a, claim: c, kind: degradation, cells: {mix: m+c}, member: x}\n"
+            "  - {id: b, claim: c, kind: degradation, cells: {mix: m+c}, member: m, by: 30, at_most: 20}\n"
+            "  - {id: d, claim: c, kind: degradation, cells: {backend: a}}\n"
+            "  - {id: e, claim: c, kind: at_limit, cells: {backend: a}, member: m}\n"
+            "  - {id: f, claim: c, kind: below_limit, cells: {backend: a}, margin: 5}\n",
+            "t.yaml", Path.cwd(),
+        )  # fmt: skip
+    assert [str(p) for p in caught.value.problems] == [
+        "findings[0].member: 'x' is not a defined mix; allowed: m, c, m+c",
+        "findings[1].at_most: must be above `by` (30 %)",
+        "findings[2].member: kind 'degradation' needs 'member'",
+        "findings[2].cells: kind 'degradation' selects cells by `mix`",
+        "findings[3].margin: kind 'at_limit' needs 'margin'",
+        "findings[3].member: kind 'at_limit' takes no 'member'",
+        "findings[4].margin: kind 'below_limit' takes no 'margin'",
+    ]
+
+
+def test_a_valid_degradation_claim_selects_its_standalone_cells():
+    spec = parse_spec_text(
+        MIXES + "  - {id: a, claim: c, kind: degradation, cells: {mix: m+c}, member: m, by: 25}\n",
+        "t.yaml", Path.cwd(),
+    )  # fmt: skip
+    (claim,) = spec.findings
+    assert claim.selectors()[-1] == ("member", {"mix": "m"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -233,3 +234,108 @@ def test_cell_data_sums_containers_per_complete_repetition():
     assert found.per_container == ((10.0, 11.0), (20.0, 21.0))
     assert found.targets == ("ferretdb",)
     assert found.metric == "ops_per_sec"
+
+
+def mix_cells(mysql_alone, mysql_mixed, cassandra_alone, cassandra_mixed) -> list[CellData]:
+    """A mysql+cassandra mix cell (one container each) and both standalone cells."""
+
+    def one(mix, apps, per):
+        found = cell({"mix": mix, "containers": 1}, [sum(r) for r in per], per)
+        return replace(found, applications=apps, ops_per_container=tuple(per))
+
+    return [
+        one("mysql", ("workloada on btree",), [(v,) for v in mysql_alone]),
+        one("cassandra", ("heavy-update on lsm",), [(v,) for v in cassandra_alone]),
+        one("mysql+cassandra", ("workloada on btree", "heavy-update on lsm"),
+            list(zip(mysql_mixed, cassandra_mixed, strict=True))),
+    ]  # fmt: skip
+
+
+PAPER_MIX = mix_cells(
+    [18.0, 18.5, 17.5, 18.2],
+    [9.0, 9.3, 8.8, 9.1],  # MySQL: about 50 % lost
+    [60.0, 61.0, 59.0, 60.5],
+    [50.0, 50.8, 49.5, 50.2],  # Cassandra: about 16 %
+)
+
+
+@pytest.mark.parametrize(
+    ("member", "by", "at_most", "outcome"),
+    [
+        ("mysql", 30, None, REPRODUCED),  # loses ≥ 30 %
+        ("mysql", 30, 70, REPRODUCED),  # loses 30–70 %
+        ("mysql", 70, None, CONTRADICTED),  # does not lose 70 %
+        ("cassandra", 5, 25, REPRODUCED),  # loses 5–25 %
+        ("cassandra", 0, 10, CONTRADICTED),  # loses more than 10 %
+    ],
+)
+def test_degradation_against_standalone(member, by, at_most, outcome):
+    fields = {"member": member, "by": by} | ({"at_most": at_most} if at_most else {})
+    spec = claim(kind="degradation", cells={"mix": "mysql+cassandra"}, **fields)
+    found = evaluate(spec, PAPER_MIX)
+    assert found.outcome == outcome, found.summary
+    numbers = found.evidence[0].numbers
+    expected = 50.0 if member == "mysql" else 16.5
+    assert numbers["degradation_pct"] == pytest.approx(expected, abs=1.5)
+    assert (
+        numbers["degradation_low_pct"]
+        < numbers["degradation_pct"]
+        < numbers["degradation_high_pct"]
+    )
+
+
+def test_degradation_without_a_standalone_cell_is_not_tested():
+    spec = claim(kind="degradation", cells={"mix": "mysql+cassandra"}, member="mysql")
+    found = evaluate(spec, [c for c in PAPER_MIX if c.levels["mix"] != "mysql"])
+    assert found.outcome == NOT_TESTED
+    assert "mix=mysql" in found.summary
+
+
+def throttled(uses: list[float]) -> list[CellData]:
+    """A 4-container cell whose first container is throttled and achieved `uses` of it."""
+    found = cell({"io_controls": "throttle-40", "containers": 4}, [100.0] * len(uses),
+                 [(25.0,) * 4] * len(uses))  # fmt: skip
+    return [replace(found, limit_use=tuple((u, None, None, None) for u in uses))]
+
+
+@pytest.mark.parametrize(
+    ("kind", "uses", "outcome"),
+    [
+        ("below_limit", [0.52, 0.50, 0.55, 0.51], REPRODUCED),  # paper 004: 20.7 of 40 MB/s
+        ("below_limit", [0.99, 1.0, 0.98, 1.01], CONTRADICTED),
+        ("at_limit", [0.99, 1.0, 0.98, 1.01], REPRODUCED),
+        ("at_limit", [0.52, 0.50, 0.55, 0.51], CONTRADICTED),
+        ("below_limit", [0.6, 1.0, 0.8], INCONCLUSIVE),
+    ],
+)
+def test_achieved_against_the_limit(kind, uses, outcome):
+    fields = {"by": 10} if kind == "below_limit" else {"margin": 10}
+    spec = claim(kind=kind, cells={"io_controls": "throttle-40"}, **fields)
+    found = evaluate(spec, throttled(uses))
+    assert found.outcome == outcome, found.summary
+    (evidence,) = found.evidence  # one test: only the throttled container
+    assert evidence.label.endswith("container 1")
+    assert evidence.numbers["achieved_pct_of_limit"] == pytest.approx(100 * sum(uses) / len(uses))
+
+
+def test_a_limit_claim_on_cells_without_throttles_is_not_tested():
+    found = evaluate(claim(kind="below_limit", cells={"backend": "a"}), two(FAST, SLOW))
+    assert found.outcome == NOT_TESTED
+    assert "throttle" in found.summary
+
+
+def test_cell_data_reads_members_and_the_achieved_share_of_the_limit():
+    levels = {"io_controls": "t", "containers": 2}
+    cells = [{"cell_key": "k", "cell_index": 0, "label": "l", "levels": levels,
+              "members": 2, "status": "done", "reason": None}]  # fmt: skip
+    limit = json.dumps({"limits": {"read_bps": 40_000_000, "write_bps": 40_000_000}})
+    rows = [
+        {"cell_key": "k", "status": "ok", "repetition": r, "container": c, "workload": "write",
+         "target": None, "steady_ops_per_sec": 5.0, "iops": 5.0, "read_mib_per_sec": 0.0,
+         "written_mib_per_sec": 20_000_000 / (1 << 20), "io_control": limit if c == 1 else "{}"}
+        for r in (1, 2) for c in (1, 2)
+    ]  # fmt: skip
+    (found,) = cell_data(pd.DataFrame(rows), cells, {})
+    assert found.applications == ("write", "write")
+    assert found.limit_use == ((0.5, None), (0.5, None))
+    assert found.ops_per_container == ((5.0, 5.0), (5.0, 5.0))

@@ -11,7 +11,13 @@ cells it rests on (selected by factor levels) and how they are compared:
 - `share`: each container of the `cells` gets its `shares` (percent of the cell's total)
   within ±`margin` percentage points — TOST per container;
 - `trend`: over the levels of `over` (containers by default) throughput `grows`,
-  `saturates` or shows a `valley` and climbs again (`contio.stats.saturation`, `valley`).
+  `saturates` or shows a `valley` and climbs again (`contio.stats.saturation`, `valley`);
+- `degradation`: in the `cells` (mix cells), the `member` application loses at least
+  `by` % (and, with `at_most`, at most that) of what it does alone — the cell of the
+  `member` mix with the same other levels (`contio.stats.fairness`);
+- `below_limit` / `at_limit`: each throttled container of the `cells` achieves less than
+  its bytes/s limit by at least `by` % (the throttle does not isolate it), or within
+  ±`margin` % of it (the throttle holds).
 
 The model checks each field on its own; `finding_problems` checks what depends on the
 rest of the spec (factor names, defined levels, what each kind needs), each problem
@@ -32,7 +38,9 @@ from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS, SpecModel
 from contio.targets.engine_targets import DATABASE_BINDINGS, TARGETS, target_names
 from contio.yaml_input import Number
 
-FindingKind = Literal["greater", "less", "equivalent", "share", "trend"]
+FindingKind = Literal[
+    "greater", "less", "equivalent", "share", "trend", "degradation", "below_limit", "at_limit"
+]
 Metric = Literal[
     "auto", "ops_per_sec", "mib_per_sec", "read_mib_per_sec", "written_mib_per_sec", "iops"
 ]
@@ -41,6 +49,7 @@ file workloads, ops/s otherwise — the numbers `contio results` prints."""
 TrendShape = Literal["grows", "saturates", "valley"]
 
 KINDS_WITH_AGAINST = ("greater", "less", "equivalent")
+LIMIT_KINDS = ("below_limit", "at_limit")
 DEFAULT_MIN_CHANGE = {"grows": 0.0, "saturates": 5.0, "valley": 10.0}
 """Percent: the smallest gain (saturates, grows) or drop (valley) a trend counts."""
 
@@ -89,6 +98,11 @@ class FindingSpec(SpecModel):
     """trend: the level the paper saw it at (saturation point, valley bottom), for the text."""
     min_change: Number | None = Field(None, ge=0, lt=100)
     """trend: % gain (saturates, grows) or drop (valley) that counts; default 5, 0, 10."""
+    member: str | None = Field(None, min_length=1)
+    """degradation: the mix of one application whose share of the `cells` is compared
+    with its standalone cell (`mysql` in `mysql+cassandra-write`)."""
+    at_most: Number | None = Field(None, gt=0, le=100)
+    """degradation: the largest loss claimed, % of the standalone mean."""
 
     @field_validator("shares")
     @classmethod
@@ -117,6 +131,8 @@ class FindingSpec(SpecModel):
         found = [("cells", self.cells)]
         if self.against is not None:
             found.append(("against", self.against))
+        if self.member is not None:
+            found.append(("member", {**self.cells, "mix": self.member}))
         return found
 
 
@@ -161,6 +177,8 @@ def finding_problems(
             problems.append(SpecError(f"{where}.id", f"{finding.id!r} is listed twice"))
         seen.add(finding.id)
         for field, selector in finding.selectors():
+            if field == "member":
+                continue  # `cells` with the member's mix: both checked on their own
             for key, value in selector.items():
                 path = f"{where}.{field}.{key}"
                 if not _factor_allowed(key) or key == "properties":
@@ -180,6 +198,14 @@ def finding_problems(
                             f"{value!r} is not a known target; allowed: {', '.join(target_names())}",
                         )
                     )
+        mixes = defined.get("mix")
+        if finding.member is not None and mixes is not None and finding.member not in mixes:
+            problems.append(
+                SpecError(
+                    f"{where}.member",
+                    f"{finding.member!r} is not a defined mix; allowed: {', '.join(mixes) or '(none)'}",
+                )
+            )
         problems += _kind_problems(finding, where)
     return problems
 
@@ -189,6 +215,8 @@ def _kind_problems(finding: FindingSpec, where: str) -> list[SpecError]:
     kind = finding.kind
     needs: list[str] = []
     refuses: list[str] = []
+    if kind != "degradation":
+        refuses += ["member", "at_most"]
     if kind in KINDS_WITH_AGAINST:
         needs += ["against"]
         refuses += ["shares", "trend", "at", "min_change"]
@@ -200,6 +228,14 @@ def _kind_problems(finding: FindingSpec, where: str) -> list[SpecError]:
     elif kind == "share":
         needs += ["shares", "margin"]
         refuses += ["against", "trend", "at", "min_change", "by"]
+    elif kind == "degradation":
+        needs.append("member")
+        refuses += ["against", "shares", "margin", "trend", "at", "min_change"]
+    elif kind == "below_limit":
+        refuses += ["against", "shares", "margin", "trend", "at", "min_change"]
+    elif kind == "at_limit":
+        needs.append("margin")
+        refuses += ["against", "shares", "trend", "at", "min_change", "by"]
     else:
         needs.append("trend")
         refuses += ["against", "shares", "margin", "by"]
@@ -226,6 +262,10 @@ def _kind_problems(finding: FindingSpec, where: str) -> list[SpecError]:
                     f"the trend runs over {finding.over!r}: select its cells by other factors",
                 )
             )
+    if kind == "degradation" and finding.at_most is not None and finding.at_most <= finding.by:
+        problems.append(SpecError(f"{where}.at_most", f"must be above `by` ({finding.by:g} %)"))
+    if kind == "degradation" and "mix" not in finding.cells:
+        problems.append(SpecError(f"{where}.cells", "kind 'degradation' selects cells by `mix`"))
     against = finding.against
     if (
         kind in KINDS_WITH_AGAINST

@@ -10,6 +10,7 @@ containers ran come from the results index and the spec, not from the rows: a ro
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -54,6 +55,15 @@ class CellData:
     """The metric per completed repetition, summed over the containers."""
     per_container: tuple[tuple[float, ...], ...]
     """Per completed repetition, each container's value in container order."""
+    applications: tuple[str, ...] = ()
+    """Per container, what it ran (`workloada on btree`): a mix's members (degradation)."""
+    ops_per_container: tuple[tuple[float, ...], ...] = ()
+    """Per completed repetition, each container's steady ops/s (whatever `metric` is):
+    what a mix member is compared on when its standalone cell has another metric."""
+    limit_use: tuple[tuple[float | None, ...], ...] = ()
+    """Per completed repetition, each container's achieved bandwidth as a fraction of its
+    block I/O throttle (bytes/s of the limited directions it used over their limits, from
+    the row's `io_control`); None for a container without a throttle."""
 
     @property
     def measured(self) -> bool:
@@ -61,11 +71,13 @@ class CellData:
 
 
 def _file_io(rows: Any) -> bool:
-    return "iops" in rows and bool(rows["iops"].notna().any())
+    # Every container: a mix of a file workload and a database is compared on ops/s
+    # (the database rows have no MiB/s), as `contio.stats.mix_comparison` does.
+    return "iops" in rows and bool(rows["iops"].notna().all())
 
 
 def chosen_metric(metric: str, rows: Any) -> str:
-    """`auto` → MiB/s for file workloads (rows with file I/O rates), else ops/s."""
+    """`auto` → MiB/s for file workloads (every row has file I/O rates), else ops/s."""
     if metric != "auto":
         return metric
     return "mib_per_sec" if _file_io(rows) else "ops_per_sec"
@@ -89,6 +101,53 @@ def cell_targets(levels: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[st
     return tuple(dict.fromkeys(found))
 
 
+MIB = 1 << 20
+
+
+def _number(row: Any, column: str) -> float:
+    value = row.get(column) if hasattr(row, "get") else None
+    try:
+        number = float(value) if value is not None else math.nan
+    except (TypeError, ValueError):
+        return math.nan
+    return number
+
+
+def limit_use(row: Any) -> float | None:
+    """A run row's achieved bandwidth over its throttle: the directions (read, write)
+    with a bytes/s limit that moved data, their bytes/s over the sum of their limits
+    (every limited direction when none moved data); None without a throttle."""
+    try:
+        control = json.loads(row.get("io_control") or "{}")
+    except (TypeError, ValueError):
+        return None
+    limits = control.get("limits") if isinstance(control, dict) else None
+    if not isinstance(limits, dict):
+        return None
+    pairs = []
+    for direction, column in (
+        ("read_bps", "read_mib_per_sec"),
+        ("write_bps", "written_mib_per_sec"),
+    ):
+        limit = limits.get(direction)
+        if isinstance(limit, (int, float)) and limit > 0:
+            achieved = _number(row, column)
+            pairs.append((0.0 if math.isnan(achieved) else achieved * MIB, float(limit)))
+    if not pairs:
+        return None
+    active = [p for p in pairs if p[0] > 0] or pairs
+    return sum(a for a, _ in active) / sum(lim for _, lim in active)
+
+
+def application(row: Any) -> str:
+    """What a run row's container ran: `<workload> on <target>` (the workload alone
+    for file workloads), as `contio.stats.mix_comparison` names a mix's members."""
+    target = row.get("target")
+    if target is None or target == "" or (isinstance(target, float) and math.isnan(target)):
+        return str(row.get("workload"))
+    return f"{row.get('workload')} on {target}"
+
+
 def cell_data(
     frame: Any, cells: list[dict[str, Any]], spec: Mapping[str, Any], metric: str = "auto"
 ) -> list[CellData]:
@@ -101,21 +160,25 @@ def cell_data(
         repetitions: list[int] = []
         totals: list[float] = []
         per_container: list[tuple[float, ...]] = []
+        ops: list[tuple[float, ...]] = []
+        uses: list[tuple[float | None, ...]] = []
+        applications: tuple[str, ...] = ()
         if len(mine):
             columns = METRIC_COLUMNS[chosen]
             for number, rows in mine.groupby("repetition"):
                 if len(rows) != int(cell["members"]):
                     continue  # a repetition some container did not complete
                 rows = rows.sort_values("container")
-                values = [
-                    sum(float(row[c]) if row[c] is not None else math.nan for c in columns)
-                    for _, row in rows.iterrows()
-                ]
+                records = [row for _, row in rows.iterrows()]
+                values = [sum(_number(row, c) for c in columns) for row in records]
                 if any(math.isnan(v) for v in values):
                     continue
                 repetitions.append(int(number))
                 totals.append(sum(values))
                 per_container.append(tuple(values))
+                ops.append(tuple(_number(row, "steady_ops_per_sec") for row in records))
+                uses.append(tuple(limit_use(row) for row in records))
+                applications = applications or tuple(application(row) for row in records)
         found.append(
             CellData(
                 key=cell["cell_key"],
@@ -129,6 +192,9 @@ def cell_data(
                 repetitions=tuple(repetitions),
                 totals=tuple(totals),
                 per_container=tuple(per_container),
+                applications=applications,
+                ops_per_container=tuple(ops),
+                limit_use=tuple(uses),
             )
         )
     return found

@@ -12,7 +12,13 @@ Every test is one-sided at the claim's α, so its interval is the (1 − 2α) tw
 - `share`: per container, TOST of its share of the cell's total against target ± margin
   (percentage points), a one-sample t-test per side over repetitions;
 - `trend`: `contio.stats.saturation_point` / `find_valley` (Fieller intervals), or for
-  `grows` the largest level against the smallest.
+  `grows` the largest level against the smallest;
+- `degradation`: the member's throughput in the mix against its standalone cell, a
+  `less` test by `by` % (and a `greater` one against 1 − `at_most`), with the loss and
+  its interval from `contio.stats.degradation`;
+- `below_limit` / `at_limit`: per throttled container, a one-sample t-test of its
+  achieved bandwidth over its limit against 1 − `by` (one-sided), or TOST within
+  1 ± `margin`.
 
 An inconclusive outcome says what would decide: the interval half-width (in % of the
 baseline, or percentage points) and the repetitions per cell that would give it with
@@ -187,14 +193,17 @@ def _too_few(sides: Sides, x: np.ndarray, y: np.ndarray, paired: bool) -> Eviden
 
 
 def directional(
-    sides: Sides, direction: str, by: float, alpha: float, alpha_against: float, paired: bool
-) -> Evidence:
-    """A `greater` or `less` claim (by `by` %, a fraction here) on one pair of cells."""
+    sides: Sides, direction: str, by: float, alpha: float, alpha_against: float, paired: bool,
+    ratio: float | None = None,
+) -> Evidence:  # fmt: skip
+    """A `greater` or `less` claim (by `by` %, a fraction here) on one pair of cells;
+    `ratio` replaces 1 ± `by` (A against `ratio`·B: 0.25 for "more than a quarter")."""
     x, y = _arrays(sides, paired)
     few = _too_few(sides, x, y, paired)
     if few is not None:
         return few
-    ratio = 1 + by if direction == "greater" else 1 - by
+    if ratio is None:
+        ratio = 1 + by if direction == "greater" else 1 - by
     other = "less" if direction == "greater" else "greater"
     p_claim = _one_sided(x, ratio * y, paired, direction)
     p_other = _one_sided(x, ratio * y, paired, other)
@@ -221,7 +230,7 @@ def directional(
         f"{sides.names[0]} against {sides.names[1]}: {_pct(rel.estimate)} "
         f"({_interval(rel)}), one-sided p = {_p_text(p_claim)} ({test}) "
         f"for {'more' if direction == 'greater' else 'less'}"
-        + (f" by {100 * by:g} %" if by else "")
+        + (f" than {ratio:g}×" if ratio != 1 else "")
     )
     return Evidence(sides.label, outcome, text, sides.cells, numbers, to_decide)
 
@@ -326,6 +335,55 @@ def shares(
             100 * worst[0], "points", repetitions_needed(worst[1], worst[0], alpha)
         )
     text = f"shares {', '.join(parts)}; within ±{100 * margin:g} points (TOST per container)"
+    return Evidence(label, outcome, text, cells, numbers, to_decide)
+
+
+def limit_use(
+    uses: Sequence[float], kind: str, by: float, margin: float | None, alpha: float,
+    alpha_against: float, label: str, cells: tuple[str, ...],
+) -> Evidence:  # fmt: skip
+    """A `below_limit` (by `by`, a fraction) or `at_limit` (within ±`margin`) claim on one
+    throttled container: its achieved bandwidth over its limit, per repetition."""
+    f = np.asarray(uses, dtype=float)
+    numbers: dict[str, float | str | None] = {"n": len(f)}
+    if len(f) < 2:
+        return Evidence(
+            label, INCONCLUSIVE, f"{len(f)} repetition: the test needs at least 2", cells,
+            numbers, ToDecide(math.nan, "%", 3),
+        )  # fmt: skip
+    mean, sd = float(f.mean()), float(f.std(ddof=1))
+    half = float(scipy_stats.t.ppf(1 - alpha, len(f) - 1)) * sd / math.sqrt(len(f))
+    numbers |= {
+        "achieved_pct_of_limit": 100 * mean,
+        "ci_low_pct": 100 * (mean - half),
+        "ci_high_pct": 100 * (mean + half),
+    }
+    if kind == "below_limit":
+        bound = 1 - by
+        p_claim = _one_sample(f, bound, "less")
+        p_other = _one_sample(f, bound, "greater")
+        distance = abs(mean - bound)
+        wanted = f"below {100 * bound:g} % of it"
+    else:
+        assert margin is not None
+        p_claim = max(_one_sample(f, 1 - margin, "greater"), _one_sample(f, 1 + margin, "less"))
+        p_other = min(_one_sample(f, 1 - margin, "less"), _one_sample(f, 1 + margin, "greater"))
+        distance = abs(margin - abs(mean - 1))
+        wanted = f"within ±{100 * margin:g} % of it (TOST)"
+    numbers |= {"p": p_claim, "p_opposite": p_other}
+    if p_claim < alpha:
+        outcome = REPRODUCED
+    elif p_other < alpha_against:
+        outcome = CONTRADICTED
+    else:
+        outcome = INCONCLUSIVE
+    to_decide = None
+    if outcome == INCONCLUSIVE:
+        to_decide = ToDecide(100 * distance, "%", repetitions_needed(sd, distance, alpha))
+    text = (
+        f"achieved {100 * mean:.1f} % of its limit (±{100 * half:.1f}); {wanted}: "
+        f"p = {_p_text(p_claim)}"
+    )
     return Evidence(label, outcome, text, cells, numbers, to_decide)
 
 

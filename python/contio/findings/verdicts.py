@@ -48,10 +48,12 @@ from contio.findings.comparisons import (
     ToDecide,
     directional,
     equivalent,
+    limit_use,
     shares,
     trend,
 )
 from contio.findings.validity import ValidityCheck
+from contio.stats import degradation
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,109 @@ def _tests_against(finding: FindingSpec, cells: list[CellData], paired: bool) ->
     return found
 
 
+def _member_values(
+    mixed: CellData, alone: CellData, application: str
+) -> tuple[list[float], list[float]] | None:
+    """The member's throughput per repetition in the mix and alone, on one metric: the
+    cells' own when they share it, else steady ops/s (a fio member next to a database)."""
+    picked = [k for k, a in enumerate(mixed.applications) if a == application]
+    if not picked:
+        return None
+    if mixed.metric == alone.metric:
+        rows, alone_values = mixed.per_container, list(alone.totals)
+    else:
+        rows, alone_values = mixed.ops_per_container, [sum(r) for r in alone.ops_per_container]
+    return [sum(rep[k] for k in picked) for rep in rows], alone_values
+
+
+def _tests_degradation(finding: FindingSpec, cells: list[CellData], paired: bool) -> list[Evidence]:
+    assert finding.member is not None
+    alone_by_key = {
+        matching_key(c, {"mix"}): c
+        for c in selected(cells, {**finding.cells, "mix": finding.member})
+        if c.measured
+    }
+    pairs = [
+        (m, alone_by_key[matching_key(m, {"mix"})])
+        for m in selected(cells, finding.cells)
+        if m.measured and matching_key(m, {"mix"}) in alone_by_key
+    ]
+    tests = 2 if finding.at_most is not None and finding.by > 0 else 1
+    alpha_against = finding.alpha / max(1, len(pairs) * tests)
+    found = []
+    for mixed, alone in pairs:
+        others = [f for f in mixed.levels if f not in ("mix", "runtime")]
+        label = describe(mixed.levels, others)
+        application = next(iter(dict.fromkeys(alone.applications)), "")
+        values = _member_values(mixed, alone, application)
+        cells_used = (mixed.key, alone.key)
+        if values is None:
+            found.append(
+                Evidence(label, NOT_TESTED, f"no container of {mixed.label} runs {application}",
+                         cells_used)
+            )  # fmt: skip
+            continue
+        names = (f"{finding.member} in {mixed.levels.get('mix')}", f"{finding.member} alone")
+        sides = Sides(
+            values[0], mixed.repetitions, values[1], alone.repetitions, names, label, cells_used
+        )
+        parts = []
+        if finding.by > 0 or finding.at_most is None:
+            parts.append(
+                directional(sides, "less", finding.by / 100, finding.alpha, alpha_against, paired)
+            )
+        if finding.at_most is not None:
+            parts.append(
+                directional(sides, "greater", 0.0, finding.alpha, alpha_against, paired,
+                            ratio=1 - finding.at_most / 100)
+            )  # fmt: skip
+        outcome, to_decide = _combine(parts)
+        numbers = dict(parts[0].numbers)
+        if len(values[0]) >= 2 and len(values[1]) >= 2 and sum(values[1]) > 0:
+            lost = degradation(values[0], values[1], str(finding.member), 1 - 2 * finding.alpha)
+            numbers |= {
+                "degradation_pct": 100 * lost.fraction,
+                "degradation_low_pct": 100 * lost.low,
+                "degradation_high_pct": 100 * lost.high,
+            }
+            if finding.at_most is not None:
+                numbers["claimed_at_most_pct"] = finding.at_most
+            text = (
+                f"{finding.member} loses {100 * lost.fraction:.1f} % in the mix "
+                f"({100 * lost.confidence:g} % CI {100 * lost.low:.1f} to {100 * lost.high:.1f} %); "
+                + "; ".join(p.text for p in parts)
+            )
+        else:
+            text = "; ".join(p.text for p in parts)
+        found.append(Evidence(label, outcome, text, cells_used, numbers, to_decide))
+    return found
+
+
+def _tests_limit(finding: FindingSpec, cells: list[CellData]) -> list[Evidence]:
+    series = []
+    for cell in selected(cells, finding.cells):
+        if not cell.measured or not cell.limit_use:
+            continue
+        for k in range(len(cell.limit_use[0])):
+            uses = [u for rep in cell.limit_use if (u := rep[k]) is not None]
+            if uses:
+                series.append((cell, k, uses))
+    alpha_against = finding.alpha / max(1, len(series))
+    margin = finding.margin / 100 if finding.margin is not None else None
+    found = [
+        limit_use(uses, finding.kind, finding.by / 100, margin, finding.alpha, alpha_against,
+                  f"{cell.label} · container {k + 1}", (cell.key,))
+        for cell, k, uses in series
+    ]  # fmt: skip
+    if not found and any(c.measured for c in selected(cells, finding.cells)):
+        keys = tuple(c.key for c in selected(cells, finding.cells))
+        found.append(
+            Evidence("all cells", NOT_TESTED,
+                     "no container of the cells ran under a bytes/s throttle", keys)
+        )  # fmt: skip
+    return found
+
+
 def _tests_share(finding: FindingSpec, cells: list[CellData]) -> list[Evidence]:
     assert finding.shares is not None and finding.margin is not None
     found = []
@@ -179,6 +284,8 @@ def _missing(finding: FindingSpec, cells: list[CellData]) -> str:
             return f"not tested here: its `{name}` cells have no completed repetition ({'; '.join(reasons)})"
     if finding.kind in ("greater", "less", "equivalent"):
         return "not tested by this profile: no `cells` cell has an `against` cell with the same other levels"
+    if finding.kind == "degradation":
+        return f"not tested by this profile: no `cells` cell has a {finding.member!r} cell with the same other levels"
     if finding.kind == "trend":
         return f"not tested by this profile: no series of measured cells over {finding.over!r}"
     return "not tested here: no measured cell"
@@ -239,6 +346,10 @@ def evaluate(
         found = _tests_against(finding, cells, paired)
     elif finding.kind == "share":
         found = _tests_share(finding, cells)
+    elif finding.kind == "degradation":
+        found = _tests_degradation(finding, cells, paired)
+    elif finding.kind in ("below_limit", "at_limit"):
+        found = _tests_limit(finding, cells)
     else:
         found = _tests_trend(finding, cells)
     metric = next((c.metric for c in cells if c.measured), "ops_per_sec")
