@@ -1,5 +1,7 @@
 """findings.json on a recorded results folder: written, read back, rewritten when stale;
-the report's first section and `contio results` show the verdicts."""
+the report's first section and `contio results` show the verdicts.
+
+A full report takes a while to build: it is built once for the module."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from contio.findings.document import (
     FINDINGS_JSON,
     current_findings,
@@ -16,6 +20,7 @@ from contio.findings.document import (
     write_findings,
 )
 from contio.report.assemble import build_report
+from contio.report.findings_section import findings_sections
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 from report_fixtures import results_folder
@@ -61,8 +66,13 @@ def test_findings_json_round_trips_and_is_rewritten_when_stale(tmp_path):
     assert read_findings(folder) is not None
 
 
-def test_the_report_opens_with_the_findings_escaped(tmp_path):
-    html = build_report(with_claims(tmp_path))
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> str:
+    return build_report(with_claims(tmp_path_factory.mktemp("report")))
+
+
+def test_the_report_opens_with_the_findings_escaped(report):
+    html = report
     assert html.index('<section id="findings">') < html.index('<section id="summary">')
     assert "The paper&#x27;s findings on this machine" in html
     assert INJECTED not in html and "&lt;script&gt;" in html
@@ -71,8 +81,9 @@ def test_the_report_opens_with_the_findings_escaped(tmp_path):
 
 
 def test_a_report_without_claims_has_no_findings_section(tmp_path):
-    html = build_report(results_folder("backends", tmp_path))
-    assert 'id="findings"' not in html
+    assert findings_sections(results_folder("backends", tmp_path)) == []
+    (section,) = findings_sections(with_claims(tmp_path / "claims"))
+    assert section.id == "findings"
 
 
 def test_contio_results_prints_the_verdicts(tmp_path):

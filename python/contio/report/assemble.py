@@ -10,13 +10,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from contio.findings.document import current_findings
 from contio.report.backend_sections import backend_tests_section, throughput_section
 from contio.report.compare import compare, comparison_section
 from contio.report.conclusions import headline, headlines, warnings
 from contio.report.detail_sections import isolation_section, time_series_section
 from contio.report.experiment import Experiment
-from contio.report.findings_section import findings_section
+from contio.report.findings_section import findings_sections
 from contio.report.output import check_output, write_output
 from contio.report.page import Section, render, table
 from contio.report.scaling_sections import (
@@ -68,8 +67,7 @@ def build_report(folder: Path, compare_with: Path | None = None) -> str:
     exp = Experiment.read(folder)
     scaling = scaling_results(exp)
     mixes = mix_results(exp)
-    verdicts = current_findings(folder)  # findings.json, written when missing or stale
-    sections = [findings_section(verdicts)] if verdicts else []
+    sections = findings_sections(folder)
     sections.append(
         summary_section(exp, headlines(exp, scaling, mixes), warnings(exp), headline(exp))
     )

@@ -9,7 +9,9 @@ it with their numbers (`contio.findings.verdicts`, as findings.json holds them).
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
+from contio.findings.document import current_findings
 from contio.findings.verdicts import Counts, Verdict
 from contio.report.page import Section, bullet_list, details, table
 
@@ -52,3 +54,10 @@ def findings_section(verdicts: list[Verdict]) -> Section:
             + "</div>"
         )
     return section
+
+
+def findings_sections(folder: Path) -> list[Section]:
+    """The report's opening section for a results folder: none when its spec lists no
+    claims (findings.json is written when missing or stale)."""
+    verdicts = current_findings(folder)
+    return [findings_section(verdicts)] if verdicts else []
