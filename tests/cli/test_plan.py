@@ -54,7 +54,7 @@ def test_plan_rejects_a_bad_spec_with_the_field_path_and_exit_2(tmp_path):
 def test_plan_rejects_an_unknown_profile(tmp_path):
     done = contio("plan", REPO / "experiments" / "hyperconverged.yaml", "--profile", "huge")
     assert done.returncode == 2
-    assert "--profile: no profile 'huge'; allowed: paper, small, tiny" in done.stderr
+    assert "--profile: no profile 'huge'; allowed: paper, small, repro, tiny" in done.stderr
 
 
 def test_plan_refuses_what_the_engine_refuses_before_anything_runs(tmp_path):
