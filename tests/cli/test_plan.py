@@ -54,7 +54,7 @@ def test_plan_rejects_a_bad_spec_with_the_field_path_and_exit_2(tmp_path):
 def test_plan_rejects_an_unknown_profile(tmp_path):
     done = contio("plan", REPO / "experiments" / "hyperconverged.yaml", "--profile", "huge")
     assert done.returncode == 2
-    assert "--profile: no profile 'huge'; allowed: paper, small, tiny" in done.stderr
+    assert "--profile: no profile 'huge'; allowed: paper, small, repro, tiny" in done.stderr
 
 
 def test_plan_refuses_what_the_engine_refuses_before_anything_runs(tmp_path):
@@ -162,3 +162,33 @@ def test_an_exponent_record_count_is_planned_and_run_as_an_integer(tmp_path, eng
     assert done.returncode == 0, done.stderr
     [load] = (tmp_path / "out").glob("*/raw/cell001/s1-rep1/load-c1.json")
     assert read_result(load).operations == 1000
+
+
+def test_plan_prices_skipped_cells_at_0_s_and_lists_the_claims_it_can_test(tmp_path):
+    spec = tmp_path / "claims.yaml"
+    spec.write_text(
+        "name: claims\n"
+        "backends: {volume: {type: local-dir}, nfs: {type: nfs, export_path: /var/lib/contio/nfs-export, mount_via: host}}\n"
+        "factors: {backend: [volume, nfs], target: [btree], workload: [workloadc]}\n"
+        "stop: {rule: fixed-time, seconds: 60, repetitions: 2}\n"
+        "findings:\n"
+        "  - {id: nfs-faster, claim: c, kind: greater, cells: {backend: nfs}, against: {backend: volume}}\n"
+        "  - {id: mysql-like, system: MySQL, claim: c, kind: less, cells: {backend: volume},\n"
+        "     against: {backend: nfs}}\n"
+        "  - {id: other-profile, claim: c, kind: trend, trend: grows, cells: {target: lsm}}\n"
+        "  - {id: mysql-trend, system: MySQL, claim: c, kind: trend, trend: grows, over: threads,\n"
+        "     cells: {backend: volume}}\n"
+    )  # fmt: skip
+    done = contio("plan", spec, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = " ".join(done.stdout.split())
+    assert "other-profile: cannot test — this profile has no cell with target=lsm (cells)" in out
+    assert "mysql-trend: can test — 1 cell; on btree, standing in for MySQL" in out
+    nfs_skipped = "skipped: backend unavailable" in out
+    if nfs_skipped:  # a kernel without NFS (this VM): the NFS cell costs nothing
+        assert "nfs-faster: cannot test — its `cells` cells are skipped on this host" in out
+        assert "mysql-like: cannot test — its `against` cells are skipped" in out
+        assert "0 min 00 s" in out
+        assert "estimated duration: 2 min 01 s" in out  # 2 × 60 s + overheads; nothing for NFS
+    else:
+        assert "nfs-faster: can test — 2 cells" in out

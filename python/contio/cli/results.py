@@ -9,8 +9,15 @@ import click
 from rich.console import Console
 
 from contio.cli.root import cli
-from contio.cli.tables import comparison_table, headline, mix_table, results_table
+from contio.cli.tables import (
+    comparison_table,
+    findings_table,
+    headline,
+    mix_table,
+    results_table,
+)
 from contio.errors import UsageError
+from contio.findings.document import current_findings
 from contio.findings.validity import check_cells, failed_summary, folder_meta
 from contio.results.folder import load
 from contio.results.index import INDEX_FILE, ResultsIndex
@@ -49,6 +56,9 @@ def results(folder: Path) -> None:
     found = headline(summaries, folder_analysis(folder))
     if found is not None:
         console.print(found, highlight=False, markup=False, soft_wrap=True)
+    verdicts = findings_table(current_findings(folder))  # findings.json: written if stale
+    if verdicts is not None:
+        console.print(verdicts)
     invalid = failed_summary(check_cells(load(folder), folder_meta(folder)))
     if invalid is not None:
         console.print(invalid, highlight=False, markup=False, soft_wrap=True)

@@ -9,10 +9,17 @@ import click
 from rich.console import Console
 
 from contio.cli.root import cli
-from contio.cli.tables import comparison_table, headline, mix_table, results_table
+from contio.cli.tables import (
+    comparison_table,
+    findings_table,
+    headline,
+    mix_table,
+    results_table,
+)
 from contio.errors import ContioError, Interrupted
 from contio.experiment.load import read_default_spec, read_spec_file
 from contio.experiment.spec import ExperimentSpec
+from contio.findings.document import write_findings
 from contio.results.index import INDEX_FILE, ResultsIndex
 from contio.run.runner import Runner
 from contio.stats.backend_comparison import Analysis
@@ -91,6 +98,7 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
     found = headline(outcome.summaries, analysis)
     if found is not None:
         console.print(found, highlight=False, markup=False, soft_wrap=True)
+    write_final_findings(outcome.folder.path, console)
     console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
     write_final_report(outcome.folder.path)
     failed = [s for s in outcome.summaries if s.status == "failed"]
@@ -101,6 +109,19 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
             err=True,
         )
         sys.exit(1)
+
+
+def write_final_findings(folder: Path, console: Console) -> None:
+    """findings.json and the verdicts at the end of a run; a failure loses no result."""
+    try:
+        verdicts = write_findings(folder)
+    except (ContioError, ValueError, OSError) as exc:
+        click.echo(f"warning: no findings.json written ({exc}); `contio results {folder}` "
+                   "tries again", err=True)  # fmt: skip
+        return
+    table = findings_table(verdicts)
+    if table is not None:
+        console.print(table)
 
 
 def write_final_report(folder: Path) -> None:

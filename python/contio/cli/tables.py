@@ -7,6 +7,7 @@ import math
 
 from rich.table import Table
 
+from contio.findings.verdicts import Counts, Verdict
 from contio.results.summary import LATENCY_AGGREGATION, CellSummary
 from contio.stats import format_p
 from contio.stats.backend_comparison import (
@@ -210,4 +211,20 @@ def mix_table(summaries: list[CellSummary]) -> Table | None:
                 format_p(lost.p),
                 jain if i == 0 else "",
             )
+    return table
+
+
+def findings_table(verdicts: list[Verdict]) -> Table | None:
+    """The verdict on each of the spec's claims (None when it lists none)."""
+    if not verdicts:
+        return None
+    table = Table(
+        title="The paper's findings on this machine",
+        caption=f"{Counts.of(verdicts).text()} · details in findings.json and the report",
+    )
+    for name in ("finding", "about", "verdict", "why"):
+        table.add_column(name, overflow="fold")
+    for v in verdicts:
+        about = " · ".join(x for x in (f"paper {v.paper}" if v.paper else "", v.subject or "") if x)
+        table.add_row(v.id, about, v.outcome, v.summary)
     return table

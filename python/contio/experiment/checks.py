@@ -15,6 +15,7 @@ from typing import Any, get_args
 
 from contio.backends import registry
 from contio.errors import BackendOptionError, SpecError
+from contio.experiment.findings import defined_levels, finding_problems
 from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS
 from contio.experiment.spec import (
     LOCAL_DIR,
@@ -59,6 +60,7 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
     problems += _check_events(spec)
     problems += _check_analysis(spec)
     problems += _check_target_options(spec)
+    problems += _check_findings(spec)
     return problems
 
 
@@ -86,6 +88,14 @@ def _check_analysis(spec: ExperimentSpec) -> list[SpecError]:
         SpecError("analysis.baseline", f"{baseline!r} is not a backend level; allowed: "
                   + ", ".join(levels))
     ]  # fmt: skip
+
+
+def _check_findings(spec: ExperimentSpec) -> list[SpecError]:
+    """Claims must select cells by factors and levels the spec defines (docs/findings.md)."""
+    defined = defined_levels(
+        list(spec.backend_definitions()), list(spec.mixes), list(spec.io_controls)
+    )
+    return finding_problems(spec.findings, defined)
 
 
 def _check_target_options(spec: ExperimentSpec) -> list[SpecError]:

@@ -235,11 +235,49 @@ class MixMember(SpecModel):
     """Default: the cell's threads."""
 
 
-class IoGroupControls(SpecModel):
-    """Block I/O limits of one container (or local process group). Sizes in bytes/s."""
+_PERCENT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*%\s*$")
 
-    read_bps: PositiveInteger | None = None
-    write_bps: PositiveInteger | None = None
+
+def _bandwidth(value: Any) -> Any:
+    """bytes/s, or a percent of the device's bandwidth (`25%`), kept as `25%`."""
+    if not isinstance(value, str):
+        return value
+    found = _PERCENT.match(value)
+    if found is None:
+        raise PydanticCustomError(
+            "bad_bandwidth",
+            "'{value}' is neither bytes/s (an integer) nor a percent of the device's "
+            "bandwidth ('25%')",
+            {"value": value},
+        )
+    percent = float(found.group(1))
+    if not 0 < percent <= 100:
+        raise PydanticCustomError(
+            "bad_percent", "a percent of the device's bandwidth is in (0, 100], not {value}",
+            {"value": value},
+        )  # fmt: skip
+    return f"{percent:g}%"
+
+
+Bandwidth = Annotated[PositiveInteger | str, BeforeValidator(_bandwidth)]
+"""bytes/s, or `N%`: N % of the bandwidth measured on the device when the run starts."""
+
+
+def percent_of(value: int | str | None) -> float | None:
+    """The percent of a `Bandwidth` given as one (`25%` → 25.0), else None."""
+    if isinstance(value, str):
+        return float(value.rstrip("%"))
+    return None
+
+
+class IoGroupControls(SpecModel):
+    """Block I/O limits of one container (or local process group). Sizes in bytes/s;
+    `read_bps` and `write_bps` also as a percent of the device's bandwidth (`25%`),
+    resolved against a short direct-I/O calibration on the device when the run starts
+    (`contio.qos.calibration`)."""
+
+    read_bps: Bandwidth | None = None
+    write_bps: Bandwidth | None = None
     read_iops: PositiveInteger | None = None
     write_iops: PositiveInteger | None = None
     weight: Integer | None = Field(None, ge=1, le=1000)
@@ -247,6 +285,21 @@ class IoGroupControls(SpecModel):
     @property
     def empty(self) -> bool:
         return all(v is None for v in self.model_dump().values())
+
+    @property
+    def relative(self) -> bool:
+        """Whether a bandwidth is a percent of the device's (needs a calibration)."""
+        return percent_of(self.read_bps) is not None or percent_of(self.write_bps) is not None
+
+    def resolved(self, read_bps: float, write_bps: float) -> IoGroupControls:
+        """These controls with each percent turned into bytes/s of the measured bandwidth
+        (`read_bps`, `write_bps`: the device's, bytes/s); at least 1 byte/s."""
+        update: dict[str, int] = {}
+        for name, measured in (("read_bps", read_bps), ("write_bps", write_bps)):
+            percent = percent_of(getattr(self, name))
+            if percent is not None:
+                update[name] = max(1, round(measured * percent / 100))
+        return self.model_copy(update=update)
 
 
 class IoControlSet(SpecModel):

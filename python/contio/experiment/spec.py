@@ -23,6 +23,7 @@ from pydantic_core import PydanticCustomError
 
 from contio.backends import registry
 from contio.errors import InvalidSpecError, SpecError
+from contio.experiment.findings import FindingSpec
 from contio.experiment.parts import (
     AnalysisSpec,
     CellOrder,
@@ -131,6 +132,8 @@ class ExperimentSpec(SpecModel):
     default_profile: str | None = None
     analysis: AnalysisSpec = AnalysisSpec()
     """How backends are compared: `{t_test: paired|welch, baseline: <backend level>}`."""
+    findings: list[FindingSpec] = Field(default_factory=list)
+    """The paper's findings (or the user's) as testable claims (docs/findings.md)."""
 
     @field_validator("targets", "threads", "workloads")
     @classmethod

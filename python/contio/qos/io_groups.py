@@ -27,6 +27,7 @@ from typing import Any, Literal
 from contio import qos
 from contio.errors import QosError
 from contio.experiment.parts import IoControlSet, IoGroupControls
+from contio.qos.calibration import CALIBRATION_BYTES, Calibration, calibrate
 from contio.qos.control_files import BUFFERED_WRITES_NOTE
 from contio.qos.controls import weight_mechanism
 from contio.qos.device import available_schedulers
@@ -42,9 +43,12 @@ class _Group:
 class CgroupIoController:
     """Applies `io_controls` groups to local processes through cgroup files."""
 
-    def __init__(self, prefix: str | None = None):
+    def __init__(self, prefix: str | None = None, calibration_bytes: int = CALIBRATION_BYTES):
         self.prefix = prefix or f"run{os.getpid()}"
+        self.calibration_bytes = calibration_bytes
+        """Size of the direct-I/O calibration for bandwidths in percent."""
         self._groups: dict[int, _Group] = {}
+        self._calibrations: dict[str, Calibration] = {}
         self.version: Literal["v1", "v2"] | None
         self._reason: str | None
         try:
@@ -98,11 +102,20 @@ class CgroupIoController:
         if entry is None:
             entry = _Group(qos.ProcessGroup.create(f"{self.prefix}-g{position}"))
             self._groups[position] = entry
-        limits = qos.IoLimits(**group.model_dump())
         record: dict[str, Any] = {
             "cgroup": str(entry.group.cgroup.path),
             "mechanism": self.mechanism,
         }
+        if group.relative:
+            # Percents of the device's bandwidth: measured once per disk, at the first
+            # group that needs it (before any engine of the run's controlled cells).
+            calibration = self._calibration(device)
+            record["requested"] = {
+                k: v for k, v in group.model_dump().items() if isinstance(v, str)
+            }
+            record["calibration"] = calibration.as_dict()
+            group = group.resolved(calibration.read_bps, calibration.write_bps)
+        limits = qos.IoLimits(**group.model_dump())
         if not limits.empty:
             if device is None:
                 raise QosError("io_controls: no device to control; give the level a 'device'")
@@ -117,6 +130,17 @@ class CgroupIoController:
             self._remove_controls(entry)
             record["notes"] = [self.note]
         return record
+
+    def _calibration(self, device: str | None) -> Calibration:
+        if device is None or not Path(device).is_dir():
+            raise QosError(
+                "io_controls: a bandwidth in percent is measured in a directory on the "
+                f"device; {device!r} is not one (leave the level's `device` unset)"
+            )
+        key = qos.resolve(device).number
+        if key not in self._calibrations:
+            self._calibrations[key] = calibrate(Path(device), self.calibration_bytes)
+        return self._calibrations[key]
 
     def popen(self, position: int, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen:
         """Start `argv` inside group `position`: the child joins before exec, so rings and

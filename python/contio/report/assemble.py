@@ -19,6 +19,7 @@ from contio.report.detail_sections import (
     validity_section,
 )
 from contio.report.experiment import Experiment
+from contio.report.findings_section import findings_sections
 from contio.report.output import check_output, write_output
 from contio.report.page import Section, render, table
 from contio.report.scaling_sections import (
@@ -70,7 +71,10 @@ def build_report(folder: Path, compare_with: Path | None = None) -> str:
     exp = Experiment.read(folder)
     scaling = scaling_results(exp)
     mixes = mix_results(exp)
-    sections = [summary_section(exp, headlines(exp, scaling, mixes), warnings(exp), headline(exp))]
+    sections = findings_sections(folder)
+    sections.append(
+        summary_section(exp, headlines(exp, scaling, mixes), warnings(exp), headline(exp))
+    )
     if compare_with is not None:
         sections.append(comparison_section(compare(Experiment.read(compare_with), exp)))
     sections += [

@@ -50,7 +50,9 @@ def _targets(groups: list[dict], bandwidth: pd.Series, unit: str) -> dict[int, t
             found[k] = (share * total, f"w {weight or DEFAULT_WEIGHT}: {share:.0%}")
     if unit == "MiB/s":
         for k in present:
-            limit = sum(groups[k - 1].get(key) or 0 for key in ("read_bps", "write_bps"))
+            # A percent of the device's bandwidth is resolved per run: not drawn here.
+            values = [groups[k - 1].get(key) for key in ("read_bps", "write_bps")]
+            limit = sum(v for v in values if isinstance(v, (int, float)))
             if limit:
                 found[k] = (limit / MIB, f"≤ {limit / MIB:.1f} MiB/s")
     return found

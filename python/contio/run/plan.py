@@ -4,7 +4,9 @@ should take — without running or provisioning anything.
 Durations are estimates: a time-bound phase takes its time; an operation-bound one is
 priced at a rough rate per target (`ASSUMED_OPS_PER_SEC`, per client thread, at most
 two threads' worth on a 2-core machine), plus a fixed start-up cost per phase. An
-adaptive rule gives a range from its minimum to its maximum repetitions.
+adaptive rule gives a range from its minimum to its maximum repetitions. Cells the run
+would skip here (an unavailable backend or block I/O controls) are priced at 0 s. The
+spec's claims (`findings:`) are listed with whether this profile can test them here.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from contio.experiment.findings import FindingSpec, level_text, selects
 from contio.experiment.matrix import Cell, Member, describe_order, execution_order
 from contio.experiment.spec import ExperimentSpec
+from contio.experiment.stand_ins import stand_in
 from contio.qos.io_controls import process_controller
 from contio.run.backend_pool import describe_plan, probe_unavailable
 from contio.run.docker_preparation import DockerPlan
@@ -63,12 +67,18 @@ def load_seconds(member: Member, spec: ExperimentSpec) -> float:
     return records / _rate(member.target, spec.load_thread_count)
 
 
-def estimates(cells: list[Cell], spec: ExperimentSpec) -> dict[str, tuple[float, float]]:
-    """Per cell key, the fewest and most seconds it should take (loads included)."""
+def estimates(
+    cells: list[Cell], spec: ExperimentSpec, skipped: frozenset[str] = frozenset()
+) -> dict[str, tuple[float, float]]:
+    """Per cell key, the fewest and most seconds it should take (loads included); the
+    cells in `skipped` (their backend or controls are unavailable here) take none."""
     low_reps, high_reps = planned_repetitions(spec.stop, spec.repetition_count)
     found: dict[str, tuple[float, float]] = {}
     previous_key = None
     for cell in cells:
+        if cell.key in skipped:
+            found[cell.key] = (0.0, 0.0)  # the runner skips it before loading anything
+            continue
         overhead = PHASE_OVERHEAD_S
         if cell.level.get("runtime") == "docker":
             overhead += CONTAINER_OVERHEAD_S
@@ -84,6 +94,10 @@ def estimates(cells: list[Cell], spec: ExperimentSpec) -> dict[str, tuple[float,
             for reps in (low_reps, high_reps)
         )
     return found
+
+
+def _cells(count: int) -> str:
+    return f"{count} cell{'s' if count != 1 else ''}"
 
 
 def _duration(seconds: float) -> str:
@@ -103,8 +117,12 @@ class Plan:
     """The Docker engine and images of the docker cells (`contio.run.docker_preparation`)."""
 
     def total_seconds(self) -> tuple[float, float]:
-        values = estimates(self.cells, self.spec).values()
+        values = estimates(self.cells, self.spec, self.skipped()).values()
         return sum(v[0] for v in values), sum(v[1] for v in values)
+
+    def skipped(self) -> frozenset[str]:
+        """Keys of the cells `contio run` would skip on this host."""
+        return frozenset(c.key for c in self.cells if self.skip_reason(c) is not None)
 
     def _controls_device(self, cell: Cell) -> str | None:
         """What a cell's controls would apply to, where that is known before provisioning:
@@ -117,16 +135,53 @@ class Plan:
             return str(definition.get("path") or tempfile.gettempdir())
         return None  # the backend is made at run time: `contio run` checks its disk then
 
-    def _runs_here(self, cell: Cell) -> str:
+    def skip_reason(self, cell: Cell) -> str | None:
+        """Why `contio run` would skip the cell here (None: it runs)."""
         definition = self.spec.backend_definitions()[cell.level["backend"]]
-        if probe_unavailable(definition):
-            return "skipped: backend unavailable"
+        reason = probe_unavailable(definition)
+        if reason:
+            return f"backend unavailable: {reason}"
         controls = self.spec.controls_for(cell.level)
-        if controls is not None and process_controller().unavailable_reason(
-            controls, device=self._controls_device(cell)
-        ):
-            return "skipped: io controls unavailable"
-        return "yes"
+        if controls is not None:
+            reason = process_controller().unavailable_reason(
+                controls, device=self._controls_device(cell)
+            )
+            if reason:
+                return f"io controls unavailable: {reason}"
+        return None
+
+    def _runs_here(self, cell: Cell) -> str:
+        reason = self.skip_reason(cell)
+        return "yes" if reason is None else f"skipped: {reason.split(':')[0]}"
+
+    def claims(self) -> list[tuple[str, bool, str]]:
+        """(finding id, whether this profile can test it here, why) per claim of the spec."""
+        skipped = self.skipped()
+        found = []
+        for finding in self.spec.findings:
+            found.append((finding.id, *self._testable(finding, skipped)))
+        return found
+
+    def _testable(self, finding: FindingSpec, skipped: frozenset[str]) -> tuple[bool, str]:
+        chosen: list[Cell] = []
+        for name, selector in finding.selectors():
+            cells = [c for c in self.cells if selects(selector, c.level)]
+            shown = ", ".join(f"{k}={level_text(v)}" for k, v in selector.items())
+            if not cells:
+                return False, f"this profile has no cell with {shown} ({name})"
+            running = [c for c in cells if c.key not in skipped]
+            if not running:
+                reasons = sorted({self.skip_reason(c) or "" for c in cells})
+                return False, f"its `{name}` cells are skipped on this host: {'; '.join(reasons)}"
+            chosen += running
+        # The `against` cells may run another system on purpose (MongoDB against Cassandra).
+        claimed = [c for c in chosen if selects(finding.cells, c.level)]
+        targets = {m.target for c in claimed for m in c.members if m.kind == "ycsb"}
+        standing = [s for s in (stand_in(finding.system, t) for t in sorted(targets)) if s]
+        if standing:
+            names = ", ".join(s.target for s in standing)
+            return True, f"{_cells(len(chosen))}; on {names}, standing in for {finding.system}"
+        return True, _cells(len(chosen))
 
     def render(self) -> Group:
         """The plan as rich renderables: backends, cells, duration."""
@@ -181,7 +236,7 @@ class Plan:
         table.add_column("read-only")
         table.add_column("runs here")
         table.add_column("est.", justify="right")
-        per_cell = estimates(self.cells, spec)
+        per_cell = estimates(self.cells, spec, self.skipped())
         shown = self.cells
         if spec.order.mode == "fixed" or spec.order.seed is not None:
             shown = execution_order(self.cells, spec.order.mode, spec.order.seed)
@@ -201,4 +256,16 @@ class Plan:
             f"estimated duration: {total} (rough: operation-bound phases priced at "
             f"assumed rates; time-bound phases exact)"
         )
-        return Group(*lines, table, footer)
+        claims = self.claims()
+        if not claims:
+            return Group(*lines, table, footer)
+        listed = [
+            Text(
+                f"claims (findings) this profile can test here: {sum(c[1] for c in claims)} of {len(claims)}"
+            )
+        ]
+        for finding_id, testable, why in claims:
+            listed.append(
+                Text(f"  {finding_id}: {'can test' if testable else 'cannot test'} — {why}")
+            )
+        return Group(*lines, table, footer, *listed)
