@@ -296,6 +296,16 @@ def test_degradation_against_standalone(member, by, at_most, outcome):
     )
 
 
+def test_a_degradation_names_only_its_members_stand_in_not_the_partners():
+    targets = {"mysql": ["mariadb"], "cassandra": ["lsm"], "mysql+cassandra": ["mariadb", "lsm"]}
+    cells = [replace(c, targets=tuple(targets[c.levels["mix"]])) for c in PAPER_MIX]
+    spec = claim(
+        kind="degradation", cells={"mix": "mysql+cassandra"}, member="cassandra", by=5,
+        system="Cassandra",
+    )  # fmt: skip
+    assert [s.target for s in evaluate(spec, cells).stand_ins] == ["lsm"]
+
+
 def test_degradation_without_a_standalone_cell_is_not_tested():
     spec = claim(kind="degradation", cells={"mix": "mysql+cassandra"}, member="mysql")
     found = evaluate(spec, [c for c in PAPER_MIX if c.levels["mix"] != "mysql"])

@@ -384,8 +384,11 @@ def evaluate(
         return replace(base, summary=reason)
     used = {key for e in found if e.outcome != NOT_TESTED for key in e.cells}
     failed, unknown = _checks_on(checks, used, compared_factors(finding))
-    # The `against` cells may run another system on purpose (MongoDB against Cassandra).
+    # The `against` cells may run another system on purpose (MongoDB against Cassandra);
+    # a degradation is about its member alone, whose standalone cells run only it.
     claimed = {c.key for c in selected(cells, finding.cells)} & used
+    if finding.kind == "degradation" and finding.member is not None:
+        claimed = {c.key for c in cells if c.levels.get("mix") == finding.member} & used
     standing = _stand_ins(finding, cells, claimed)
     subject = finding.system
     if standing:

@@ -174,8 +174,11 @@ class Plan:
                 reasons = sorted({self.skip_reason(c) or "" for c in cells})
                 return False, f"its `{name}` cells are skipped on this host: {'; '.join(reasons)}"
             chosen += running
-        # The `against` cells may run another system on purpose (MongoDB against Cassandra).
+        # The `against` cells may run another system on purpose (MongoDB against Cassandra);
+        # a degradation is about its member alone, whose standalone cells run only it.
         claimed = [c for c in chosen if selects(finding.cells, c.level)]
+        if finding.kind == "degradation" and finding.member is not None:
+            claimed = [c for c in self.cells if c.level.get("mix") == finding.member]
         targets = {m.target for c in claimed for m in c.members if m.kind == "ycsb"}
         standing = [s for s in (stand_in(finding.system, t) for t in sorted(targets)) if s]
         if standing:
