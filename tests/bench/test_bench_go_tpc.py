@@ -5,7 +5,13 @@ from pathlib import Path
 import pytest
 
 from benchmarks.errors import SetupError
-from benchmarks.go_tpc import PENDING, case, comparison_rows, engine_has_tpcc
+from benchmarks.go_tpc import (
+    PENDING,
+    case,
+    comparison_rows,
+    completed_transactions,
+    engine_has_tpcc,
+)
 from benchmarks.parsers import parse_go_tpc_run
 from benchmarks.report import Sample
 
@@ -70,3 +76,18 @@ def test_both_goals_are_judged_on_medians():
     assert tpmc.passed is False  # 0.93 < 0.95
     assert (cpu.contio, cpu.peer, cpu.passed) == (950, 2000, True)
     assert server.passed is None
+
+
+def test_contio_transactions_are_the_five_types_without_the_failed_ones():
+    document = {
+        "operations_by_type": {
+            "NEW_ORDER": {"count": 45},
+            "NEW_ORDER-FAILED": {"count": 2},
+            "PAYMENT": {"count": 43},
+            "ORDER_STATUS": {"count": 4},
+            "DELIVERY": {"count": 4},
+            "STOCK_LEVEL": {"count": 3},
+        }
+    }
+    assert completed_transactions(document) == 99
+    assert completed_transactions({"operations_by_type": {}}) == 0
