@@ -23,6 +23,7 @@ from contio.report.assemble import build_report
 from contio.report.findings_section import findings_sections
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
+from findings_asserts import assert_measured_verdict
 from report_fixtures import results_folder
 
 INJECTED = "<script>alert(1)</script>"
@@ -51,7 +52,7 @@ def test_findings_json_round_trips_and_is_rewritten_when_stale(tmp_path):
     assert (data["schema"], data["version"]) == ("contio.findings", 1)
     assert [v["id"] for v in data["verdicts"]] == ["local-vs-other", "not-here"]
     first = data["verdicts"][0]
-    assert first["outcome"] in ("reproduced", "contradicted", "inconclusive")
+    assert_measured_verdict(first)
     assert first["subject"] == "null, standing in for MongoDB"
     assert {"mean", "mean_against", "ci_low_pct", "ci_high_pct", "p"} <= set(
         first["evidence"][0]["numbers"]

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+from findings_asserts import assert_measured_verdict
+
 
 def test_a_tiny_run_writes_findings_json(tmp_path, engine):
     data = tmp_path / "data"
@@ -31,5 +33,5 @@ def test_a_tiny_run_writes_findings_json(tmp_path, engine):
     found = json.loads((folder / "findings.json").read_text())
     [verdict] = found["verdicts"]
     assert verdict["id"] == "same" and verdict["subject"] == "null, standing in for MongoDB"
-    assert verdict["outcome"] in ("reproduced", "contradicted", "inconclusive")
+    assert_measured_verdict(verdict)
     assert verdict["evidence"][0]["numbers"]["n"] == 2
