@@ -105,6 +105,15 @@ def _p(result: object) -> float:
     return value
 
 
+def _outcome(p_claim: float, p_opposite: float, alpha: float, alpha_against: float) -> str:
+    """The claim shown at alpha, else its opposite at alpha_against, else neither."""
+    if p_claim < alpha:
+        return REPRODUCED
+    if p_opposite < alpha_against:
+        return CONTRADICTED
+    return INCONCLUSIVE
+
+
 def _one_sided(x: np.ndarray, y: np.ndarray, paired: bool, alternative: str) -> float:
     """p of x − y in the `alternative` direction (NaN when there is no spread at all)."""
     if paired:
@@ -213,12 +222,7 @@ def directional(
         "p_opposite": p_other,
         "claimed_pct": 100 * (ratio - 1),
     }
-    if p_claim < alpha:
-        outcome = REPRODUCED
-    elif p_other < alpha_against:
-        outcome = CONTRADICTED
-    else:
-        outcome = INCONCLUSIVE
+    outcome = _outcome(p_claim, p_other, alpha, alpha_against)
     to_decide = None
     if outcome == INCONCLUSIVE:
         distance = abs(rel.estimate - (ratio - 1))
@@ -254,12 +258,7 @@ def equivalent(
         "p_opposite": p_out,
         "margin_pct": 100 * margin,
     }
-    if p_tost < alpha:
-        outcome = REPRODUCED
-    elif p_out < alpha_against:
-        outcome = CONTRADICTED
-    else:
-        outcome = INCONCLUSIVE
+    outcome = _outcome(p_tost, p_out, alpha, alpha_against)
     to_decide = None
     if outcome == INCONCLUSIVE:
         distance = abs(margin - abs(rel.estimate))
@@ -307,12 +306,8 @@ def shares(
         p_out = min(_one_sample(f, t - margin, "less"), _one_sample(f, t + margin, "greater"))
         mean, sd = float(f.mean()), float(f.std(ddof=1))
         half = q * sd / math.sqrt(len(f))
-        if p_tost < alpha:
-            outcomes.append(REPRODUCED)
-        elif p_out < alpha_against:
-            outcomes.append(CONTRADICTED)
-        else:
-            outcomes.append(INCONCLUSIVE)
+        outcomes.append(_outcome(p_tost, p_out, alpha, alpha_against))
+        if outcomes[-1] == INCONCLUSIVE:
             distance = abs(margin - abs(mean - t))
             if worst is None or distance < worst[0]:
                 worst = (distance, sd)
@@ -371,12 +366,7 @@ def limit_use(
         distance = abs(margin - abs(mean - 1))
         wanted = f"within ±{100 * margin:g} % of it (TOST)"
     numbers |= {"p": p_claim, "p_opposite": p_other}
-    if p_claim < alpha:
-        outcome = REPRODUCED
-    elif p_other < alpha_against:
-        outcome = CONTRADICTED
-    else:
-        outcome = INCONCLUSIVE
+    outcome = _outcome(p_claim, p_other, alpha, alpha_against)
     to_decide = None
     if outcome == INCONCLUSIVE:
         to_decide = ToDecide(100 * distance, "%", repetitions_needed(sd, distance, alpha))
