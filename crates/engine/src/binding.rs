@@ -282,11 +282,7 @@ mod tests {
     use super::*;
 
     fn props(pairs: &[(&str, &str)]) -> Properties {
-        let mut p = Properties::new();
-        for (k, v) in pairs {
-            p.set(*k, *v);
-        }
-        p
+        Properties::from_pairs(pairs)
     }
 
     const TARGETS: [&str; 3] = ["null", "redis", "mysql"];

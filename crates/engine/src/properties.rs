@@ -21,6 +21,16 @@ impl Properties {
         Self::default()
     }
 
+    /// A property set holding `pairs` (tests build their inputs with it).
+    #[cfg(test)]
+    pub(crate) fn from_pairs(pairs: &[(&str, &str)]) -> Self {
+        let mut properties = Self::new();
+        for (key, value) in pairs {
+            properties.set(*key, *value);
+        }
+        properties
+    }
+
     /// Sets `key` to `value`, replacing an earlier value.
     pub fn set(&mut self, key: impl Into<String>, value: impl Into<String>) {
         self.values.insert(key.into(), value.into());

@@ -218,11 +218,7 @@ mod tests {
     use super::*;
 
     fn props(pairs: &[(&str, &str)]) -> Properties {
-        let mut p = Properties::new();
-        for (k, v) in pairs {
-            p.set(*k, *v);
-        }
-        p
+        Properties::from_pairs(pairs)
     }
 
     #[test]
