@@ -42,6 +42,10 @@ class BenchContext:
         """A size or a duration at this run's scale, never below minimum."""
         return max(minimum, round(full * self.scale))
 
+    def rounds(self, minimum: int) -> int:
+        """Interleaved rounds: at least `minimum` at full size; `--repeat` with --quick."""
+        return self.repeat if self.quick else max(minimum, self.repeat)
+
     def scratch(self) -> Path:
         """A directory on disk (not tmpfs) for data files; removed by the caller."""
         path = cache_dir() / "bench" / "scratch"

@@ -170,11 +170,6 @@ def _sample(
     )
 
 
-def rounds(ctx: BenchContext) -> int:
-    """At least MIN_ROUNDS interleaved rounds at full size; `--repeat` rounds with --quick."""
-    return ctx.repeat if ctx.quick else max(MIN_ROUNDS, ctx.repeat)
-
-
 def _median(samples: list[Sample], key: str | None) -> float | None:
     if not samples:
         return None
@@ -205,7 +200,7 @@ def comparison_rows(samples: list[Sample], pending: str | None) -> list[Row]:
 
 
 def _measure(ctx: BenchContext, clients: Clients, report: Report, with_contio: bool) -> None:
-    for round_ in range(rounds(ctx)):
+    for round_ in range(ctx.rounds(MIN_ROUNDS)):
         order = [clients.run_contio, clients.run_go_tpc] if with_contio else [clients.run_go_tpc]
         if round_ % 2:
             order.reverse()
@@ -263,8 +258,8 @@ def run(ctx: BenchContext) -> Report:
     report.notes.append(
         f"MariaDB (contio/mariadb, default settings) in a container, both clients on the host "
         f"at its bridge address; {WAREHOUSES} warehouse(s), one database per tool; "
-        f"{CONNECTIONS} connections, {seconds} s runs, {rounds(ctx)} interleaved round(s), "
-        "medians. Client CPU = user + system of the client process (wait4), per transaction "
+        f"{CONNECTIONS} connections, {seconds} s runs, {ctx.rounds(MIN_ROUNDS)} interleaved "
+        "round(s), medians. Client CPU = user + system of the client process (wait4), per transaction "
         "completed (all five types); MariaDB CPU = its container's cgroup."
     )
     if pending:

@@ -182,13 +182,8 @@ def cells() -> list[Cell]:
     return [Cell(workload, threads) for workload in WORKLOADS for threads in THREADS]
 
 
-def rounds(ctx: BenchContext) -> int:
-    """At least MIN_ROUNDS interleaved rounds at full size; `--repeat` rounds with --quick."""
-    return ctx.repeat if ctx.quick else max(MIN_ROUNDS, ctx.repeat)
-
-
 def _measure(ctx: BenchContext, clients: Clients, report: Report) -> None:
-    for round_ in range(rounds(ctx)):
+    for round_ in range(ctx.rounds(MIN_ROUNDS)):
         for index, cell in enumerate(cells()):
             ops = ctx.scaled(OPERATIONS[cell.threads], minimum=1000)
             order = [clients.run_contio, clients.run_go_ycsb]
@@ -288,8 +283,8 @@ def run(ctx: BenchContext) -> Report:
         f"Redis (contio/redis, appendfsync everysec) in a container, both clients on the host "
         f"at its bridge address; {records} records of 10×100 B per tool, redis.datatype=hash; "
         f"operationcount {', '.join(f'{ctx.scaled(v, minimum=1000)} at {t} thread(s)' for t, v in OPERATIONS.items())}; "
-        f"{rounds(ctx)} interleaved round(s), medians. Client CPU = user + system of the "
-        "client process (wait4); Redis CPU = its container's cgroup."
+        f"{ctx.rounds(MIN_ROUNDS)} interleaved round(s), medians. Client CPU = user + system of "
+        "the client process (wait4); Redis CPU = its container's cgroup."
     )
     report.notes.extend(notes)
     return report
