@@ -22,7 +22,7 @@ from contio.experiment.spec import (
     ExperimentSpec,
     RuntimeType,
 )
-from contio.targets.engine_targets import DATABASE_BINDINGS
+from contio.targets.engine_targets import DATABASE_BINDINGS, EMBEDDED_ENGINES
 
 _STOP_PROPERTIES = ("operationcount", "maxexecutiontime")
 
@@ -99,16 +99,28 @@ def _check_findings(spec: ExperimentSpec) -> list[SpecError]:
 
 
 def _check_target_options(spec: ExperimentSpec) -> list[SpecError]:
-    """`target_options` keys must be database targets (engine targets have no server)."""
-    allowed = list(DATABASE_BINDINGS)
-    return [
-        SpecError(
-            f"target_options.{name}",
-            f"{name!r} is not a database target; allowed: {', '.join(allowed)}",
-        )
-        for name in spec.target_options
-        if name not in allowed
-    ]
+    """`target_options` keys must be database targets, or embedded engines that keep
+    files (whose client container can be given a memory limit, nothing else)."""
+    allowed = [*DATABASE_BINDINGS, *EMBEDDED_ENGINES]
+    problems = []
+    for name, options in spec.target_options.items():
+        if name not in allowed:
+            problems.append(
+                SpecError(
+                    f"target_options.{name}",
+                    f"{name!r} has no server or files to configure; allowed: {', '.join(allowed)}",
+                )
+            )
+        elif name in EMBEDDED_ENGINES:
+            problems += [
+                SpecError(
+                    f"target_options.{name}.{option}",
+                    f"an embedded engine runs inside the engine's own container: only "
+                    f"memory_limit applies to {name!r} (its cache is `{name}.cache_bytes`)",
+                )
+                for option in sorted(options.model_fields_set - {"memory_limit"})
+            ]
+    return problems
 
 
 def _check_events(spec: ExperimentSpec) -> list[SpecError]:

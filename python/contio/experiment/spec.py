@@ -98,7 +98,8 @@ class ExperimentSpec(SpecModel):
     """Backend levels by name: `{type: local|striped|gluster|nfs|path|local-dir, …options}`."""
     runtime: RuntimeSpec = RuntimeSpec()
     target_options: dict[str, TargetOptionsSpec] = Field(default_factory=dict)
-    """Per database target: `{cache: minimal, memory_limit: 512m, image: mysql:5.7}`."""
+    """Per database target: `{cache: minimal, memory_limit: 512m, image: mysql:5.7}`; per
+    embedded engine (`btree`, `lsm`): `{memory_limit: 128m}` on its engine container."""
     targets: list[TargetName] | None = Field(None, min_length=1)
     workloads: list[Workload] | None = Field(None, min_length=1)
     threads: list[PositiveInteger] | None = Field(None, min_length=1)
@@ -202,7 +203,7 @@ class ExperimentSpec(SpecModel):
         return self.io_controls.get(level.get("io_controls", ""))
 
     def target_options_for(self, target: str) -> TargetOptionsSpec:
-        """The options of database target `target` (defaults when the spec gives none)."""
+        """The options of target `target` (defaults when the spec gives none)."""
         return self.target_options.get(target) or TargetOptionsSpec()
 
 

@@ -145,6 +145,7 @@ def container_phase(
         data=None if binding is not None else location,
         inputs=(ycsb_file,) if ycsb_file is not None else (),
         ready_file=ready,
+        memory_limit=None if binding is not None else spec.target_options_for(target).memory_limit,
     )
 
 
