@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from contio.backends.interface import HostPath
 from contio.cells.bindings import EngineBinding
 from contio.cells.engine_client import engine_container
 from contio.cells.process_executor import ProcessCellExecutor
+from contio.errors import InvalidSpecError
 from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand
 from contio.results.folder import ResultsFolder
-from contio.run.phase_calls import container_phase
+from contio.run.phase_calls import container_phase, engine_properties
 from contio.run.phase_context import PhaseContext
 
 SPEC = """
@@ -46,3 +49,33 @@ def test_an_embedded_engine_s_memory_limit_reaches_its_container(tmp_path):
     assert found["redis"].memory_limit is None  # the limit is the server's
     spec = engine_container("c", "contio/engine", [], [], mem_limit="128m")
     assert spec.mem_limit == "128m"
+
+
+def test_load_properties_reach_the_load_phase_only(tmp_path):
+    text = """
+name: batches
+runtime: {type: docker}
+factors: {target: [ferretdb, lsm], workload: [workloada]}
+properties: {recordcount: 1000}
+load: {properties: {mongodb.batchsize: 100, status.interval: 5}}
+"""
+    spec = parse_spec_text(text, "batches.yaml", tmp_path)
+    members = {c.members[0].target: c.members[0] for c in expand(spec)}
+    load = engine_properties(spec, members["ferretdb"], None, "load")
+    run = engine_properties(spec, members["ferretdb"], None, "run")
+    assert load["mongodb.batchsize"] == "100" and load["recordcount"] == "1000"
+    assert "mongodb.batchsize" not in run and run["recordcount"] == "1000"
+    # Another target's namespace is left out, as in `properties`.
+    assert "mongodb.batchsize" not in engine_properties(spec, members["lsm"], None, "load")
+
+
+def test_load_properties_may_not_change_the_data_set(tmp_path):
+    text = """
+name: batches
+factors: {target: [lsm], workload: [workloada]}
+load: {properties: {recordcount: 2000}}
+"""
+    with pytest.raises(InvalidSpecError) as info:
+        parse_spec_text(text, "batches.yaml", tmp_path)
+    [problem] = info.value.problems
+    assert str(problem).startswith("load.properties.recordcount: defines the data set")

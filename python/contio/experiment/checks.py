@@ -16,6 +16,7 @@ from typing import Any, get_args
 from contio.backends import registry
 from contio.errors import BackendOptionError, SpecError
 from contio.experiment.findings import defined_levels, finding_problems
+from contio.experiment.matrix import DATASET_PROPERTIES
 from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS
 from contio.experiment.spec import (
     LOCAL_DIR,
@@ -60,6 +61,7 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
     problems += _check_events(spec)
     problems += _check_analysis(spec)
     problems += _check_target_options(spec)
+    problems += _check_load_properties(spec)
     problems += _check_findings(spec)
     return problems
 
@@ -121,6 +123,20 @@ def _check_target_options(spec: ExperimentSpec) -> list[SpecError]:
                 for option in sorted(options.model_fields_set - {"memory_limit"})
             ]
     return problems
+
+
+def _check_load_properties(spec: ExperimentSpec) -> list[SpecError]:
+    """`load.properties` may change how the data is written, not what it is: the run
+    phases read the data set that `properties` defines."""
+    return [
+        SpecError(
+            f"load.properties.{key}",
+            "defines the data set, which the run phases must see too: set it in "
+            "`properties` instead",
+        )
+        for key in spec.load.properties
+        if key in DATASET_PROPERTIES
+    ]
 
 
 def _check_events(spec: ExperimentSpec) -> list[SpecError]:
