@@ -41,6 +41,7 @@ load: {{reuse: always}}
 target_options:
   redis: {{cache: minimal}}
   postgres: {{cache: minimal, memory_limit: 256m}}
+  lsm: {{memory_limit: 64m}}
 properties: {{recordcount: 300}}
 """
 

@@ -96,11 +96,20 @@ def test_target_options_are_checked_with_their_allowed_values():
         "target_options.redis.memory: unknown key; allowed keys here: cache, memory_limit, image"
         in found
     )
-    [found] = problems(text + "target_options: {lsm: {cache: minimal}}\n")
+    [found] = problems(text + "target_options: {nosuch: {memory_limit: 64m}}\n")
     assert found == (
-        "target_options.lsm: 'lsm' is not a database target; "
-        "allowed: mariadb, postgres, redis, cassandra, ferretdb, mongodb"
+        "target_options.nosuch: 'nosuch' has no server or files to configure; "
+        "allowed: mariadb, postgres, redis, cassandra, ferretdb, mongodb, lsm, btree"
     )
+    [found] = problems(text + "target_options: {lsm: {cache: minimal, memory_limit: 64m}}\n")
+    assert found.startswith(
+        "target_options.lsm.cache: an embedded engine runs inside the engine's own container: "
+        "only memory_limit applies to 'lsm'"
+    )
+    spec = parse_spec_text(
+        text + "target_options: {lsm: {memory_limit: 64m}}\n", "c.yaml", Path.cwd()
+    )
+    assert spec.target_options_for("lsm").memory_limit == "64m"
     [found] = problems(text + "target_options: {redis: {memory_limit: 1m}}\n")
     assert found == "target_options.redis.memory_limit: '1m' is below Docker's minimum of 6m"
     [found] = problems(text + "target_options: {redis: {memory_limit: lots}}\n")
@@ -113,6 +122,17 @@ def test_target_options_are_checked_with_their_allowed_values():
     options = spec.target_options_for("redis")
     assert (options.cache, options.memory_limit, options.image) == ("minimal", "512m", "redis:7")
     assert spec.target_options_for("postgres").cache == "default"
+
+
+def test_an_embedded_engine_s_memory_limit_needs_the_docker_runtime():
+    # A local process has no memory cgroup of its own: the limit would silently not hold.
+    [found] = problems(
+        BASE.replace("lsm, redis", "lsm") + "target_options: {lsm: {memory_limit: 64m}}\n"
+    )
+    assert found.startswith(
+        "target_options.lsm.memory_limit: a memory limit for 'lsm' needs its engine in a "
+        "container: runtime 'docker', not 'process'"
+    )
 
 
 def test_an_unknown_runtime_type_lists_the_allowed_ones():

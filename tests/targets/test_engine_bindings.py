@@ -145,3 +145,27 @@ def test_engine_loads_runs_and_a_second_client_reads_back_every_byte(
     minimal = MINIMAL_SETTINGS[name]
     reported = target.effective_settings(server)
     assert {key: reported.get(key) for key in minimal} != minimal
+
+
+def test_mongodb_batchsize_queues_inserts_and_cleanup_sends_the_last_partial_batch(
+    docker_client: docker.DockerClient,
+    engine_image: str,
+    cell_runtime: DockerRuntime,
+    tmp_path: Path,
+):
+    # YCSB's `batchsize`: queued inserts answer BATCHED_OK, every seventh sends them all;
+    # 100 records over 4 threads leave 4 queued per thread for cleanup to send.
+    target = registry.target("ferretdb")
+    database_image(docker_client, target.recipe)
+    server = target.start(cell_runtime, "db", TargetOptions(), host_path=tmp_path / "data")
+    target.wait_ready(server, timeout_s=240)
+    target.create_schema(server)
+    job = EngineJob(
+        "load", "load", engine_binding(target, server), "workloada", 4,
+        {"recordcount": "100", "batchsize": "7"},
+    )  # fmt: skip
+    load = run_client(cell_runtime, engine_image, prepare_workdir(tmp_path / "work"), job, 300)
+    assert load.status == "ok", load.error
+    assert _returns(load, "INSERT") == {"OK": 4 * 3, "BATCHED_OK": 4 * (3 * 6 + 4)}
+    with target.client(server) as client:
+        assert client.ycsb.usertable.count_documents({}) == 100

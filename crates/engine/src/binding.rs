@@ -252,6 +252,7 @@ pub fn translate(target: &str, props: &mut Properties) -> Result<Vec<String>, Pr
                 "cassandra.writeconsistency",
             );
         }
+        "mongodb" => rename(props, "batchsize", "mongodb.batchsize"),
         "null" => {
             if let Some(ms) = props.remove("basicdb.simulatedelay") {
                 let ms: u64 = ms.trim().parse().map_err(|_| PropertyError::BadValue {
@@ -360,6 +361,10 @@ mod tests {
         translate("null", &mut b).unwrap();
         assert_eq!(b.get("null.delay_us"), Some("3000"));
         assert!(b.get("basicdb.verbose").is_none());
+        let mut m = props(&[("batchsize", "100")]);
+        translate("mongodb", &mut m).unwrap();
+        assert_eq!(m.get("mongodb.batchsize"), Some("100"));
+        assert!(m.get("batchsize").is_none());
     }
 
     #[test]

@@ -180,6 +180,7 @@ class DockerCellExecutor:
                     host_network=server is not None
                     and server.binding is not None
                     and server.binding.host_network,
+                    mem_limit=c.memory_limit,
                 )  # fmt: skip
                 created.append((c, self.runtime.create(spec)))
             for _, container in created:

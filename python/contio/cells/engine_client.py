@@ -91,12 +91,17 @@ def engine_args(job: EngineJob) -> list[str]:
 
 
 def engine_container(
-    name: str, image: str, args: list[str], mounts: list[DataMount], host_network: bool = False
+    name: str,
+    image: str,
+    args: list[str],
+    mounts: list[DataMount],
+    host_network: bool = False,
+    mem_limit: str | None = None,
 ) -> ContainerSpec:
     """One engine phase as a container: `contio/engine` (its entrypoint is the engine)
     with `args`, as the image's unprivileged user, read-only root, no capabilities; in
     the host's network namespace when its binding reaches the server from there
-    (`contio.cells.bindings`)."""
+    (`contio.cells.bindings`); limited to `mem_limit` (page cache included) if given."""
     return ContainerSpec(
         name=name,
         image=image,
@@ -106,6 +111,7 @@ def engine_container(
         user=f"{ENGINE_UID}:{ENGINE_UID}",
         read_only=True,
         host_network=host_network,
+        mem_limit=mem_limit,
     )
 
 

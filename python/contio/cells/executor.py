@@ -69,6 +69,9 @@ class ContainerPhase:
     """Files the engine reads besides its data (workload files)."""
     ready_file: Path | None = None
     """Its start barrier's ready file (run phases of executors with `barrier`)."""
+    memory_limit: str | None = None
+    """The engine container's memory limit (an embedded engine's `target_options`), so
+    its page cache is bounded like a database server's; containers only."""
 
 
 @dataclass

@@ -2,7 +2,8 @@
 groups can run with its runtime.
 
 A `tpcc` workload runs on `mariadb` or `postgres` only. A database target's server
-runs in a container (runtime `docker`); a backend level
+runs in a container (runtime `docker`), and so does an embedded engine given a memory
+limit (`target_options.btree.memory_limit`); a backend level
 that hands out Docker volumes needs containers too; block I/O groups are applied to
 local process groups (runtime `process`). Each problem names the field that brought
 the level in (`factors.target[1]`, `mixes.pair[0].target`, `backends.nfs.mount_via`,
@@ -42,6 +43,8 @@ def _cell_problems(spec: ExperimentSpec, cell: Cell) -> list[SpecError]:
         for member in dict.fromkeys(cell.members):
             if member.database:
                 problems.append(_database_needs_docker(spec, cell, member, runtime))
+            elif spec.target_options_for(member.target).memory_limit is not None:
+                problems.append(_memory_limit_needs_docker(spec, cell, member, runtime))
         problems += _volume_needs_docker(spec, cell, runtime)
     else:
         problems += _groups_need_processes(spec, cell)
@@ -61,6 +64,18 @@ def _database_needs_docker(
         _target_path(spec, cell, member),
         f"{member.target!r} is a database target: its server runs in a container, so it "
         f"needs runtime 'docker', not {runtime!r} (cell {cell.index}: {cell.label}); "
+        + _how_to_fix(spec, f"target: {member.target}", runtime),
+    )
+
+
+def _memory_limit_needs_docker(
+    spec: ExperimentSpec, cell: Cell, member: Member, runtime: str
+) -> SpecError:
+    # A local process has no memory cgroup of its own: the limit would silently not hold.
+    return SpecError(
+        f"target_options.{member.target}.memory_limit",
+        f"a memory limit for {member.target!r} needs its engine in a container: runtime "
+        f"'docker', not {runtime!r} (cell {cell.index}: {cell.label}); "
         + _how_to_fix(spec, f"target: {member.target}", runtime),
     )
 

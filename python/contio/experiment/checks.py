@@ -16,13 +16,14 @@ from typing import Any, get_args
 from contio.backends import registry
 from contio.errors import BackendOptionError, SpecError
 from contio.experiment.findings import defined_levels, finding_problems
+from contio.experiment.matrix import DATASET_PROPERTIES
 from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS
 from contio.experiment.spec import (
     LOCAL_DIR,
     ExperimentSpec,
     RuntimeType,
 )
-from contio.targets.engine_targets import DATABASE_BINDINGS
+from contio.targets.engine_targets import DATABASE_BINDINGS, EMBEDDED_ENGINES
 
 _STOP_PROPERTIES = ("operationcount", "maxexecutiontime")
 
@@ -60,6 +61,7 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
     problems += _check_events(spec)
     problems += _check_analysis(spec)
     problems += _check_target_options(spec)
+    problems += _check_load_properties(spec)
     problems += _check_findings(spec)
     return problems
 
@@ -99,15 +101,41 @@ def _check_findings(spec: ExperimentSpec) -> list[SpecError]:
 
 
 def _check_target_options(spec: ExperimentSpec) -> list[SpecError]:
-    """`target_options` keys must be database targets (engine targets have no server)."""
-    allowed = list(DATABASE_BINDINGS)
+    """`target_options` keys must be database targets, or embedded engines that keep
+    files (whose client container can be given a memory limit, nothing else)."""
+    allowed = [*DATABASE_BINDINGS, *EMBEDDED_ENGINES]
+    problems = []
+    for name, options in spec.target_options.items():
+        if name not in allowed:
+            problems.append(
+                SpecError(
+                    f"target_options.{name}",
+                    f"{name!r} has no server or files to configure; allowed: {', '.join(allowed)}",
+                )
+            )
+        elif name in EMBEDDED_ENGINES:
+            problems += [
+                SpecError(
+                    f"target_options.{name}.{option}",
+                    f"an embedded engine runs inside the engine's own container: only "
+                    f"memory_limit applies to {name!r} (its cache is `{name}.cache_bytes`)",
+                )
+                for option in sorted(options.model_fields_set - {"memory_limit"})
+            ]
+    return problems
+
+
+def _check_load_properties(spec: ExperimentSpec) -> list[SpecError]:
+    """`load.properties` may change how the data is written, not what it is: the run
+    phases read the data set that `properties` defines."""
     return [
         SpecError(
-            f"target_options.{name}",
-            f"{name!r} is not a database target; allowed: {', '.join(allowed)}",
+            f"load.properties.{key}",
+            "defines the data set, which the run phases must see too: set it in "
+            "`properties` instead",
         )
-        for name in spec.target_options
-        if name not in allowed
+        for key in spec.load.properties
+        if key in DATASET_PROPERTIES
     ]
 
 

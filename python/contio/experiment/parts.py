@@ -207,6 +207,11 @@ class LoadPolicy(SpecModel):
     reuse: Literal["auto", "always", "never"] = "auto"
     threads: PositiveInteger | None = None
     """Client threads of the load phase (top-level `load_threads` is the older spelling)."""
+    properties: dict[str, PropertyValue] = {}
+    """Engine properties of the load phase only, over the spec's `properties` (YCSB's
+    `batchsize` for MongoDB-protocol servers, `mongodb.batchsize: 100`, fills a server
+    that commits every insert on its own much faster, and the run phases keep their
+    one-operation-per-request semantics)."""
 
 
 class CellOrder(SpecModel):

@@ -98,7 +98,8 @@ class ExperimentSpec(SpecModel):
     """Backend levels by name: `{type: local|striped|gluster|nfs|path|local-dir, …options}`."""
     runtime: RuntimeSpec = RuntimeSpec()
     target_options: dict[str, TargetOptionsSpec] = Field(default_factory=dict)
-    """Per database target: `{cache: minimal, memory_limit: 512m, image: mysql:5.7}`."""
+    """Per database target: `{cache: minimal, memory_limit: 512m, image: mysql:5.7}`; per
+    embedded engine (`btree`, `lsm`): `{memory_limit: 128m}` on its engine container."""
     targets: list[TargetName] | None = Field(None, min_length=1)
     workloads: list[Workload] | None = Field(None, min_length=1)
     threads: list[PositiveInteger] | None = Field(None, min_length=1)
@@ -189,12 +190,12 @@ class ExperimentSpec(SpecModel):
         validates only its own; a database target's are its binding's (`mysql.*` for
         mariadb).
         """
-        own = engine_target_of(target)
-        return {
-            key: engine_value(value)
-            for key, value in self.properties.items()
-            if namespace_owner(key) in (None, own)
-        }
+        return _own_properties(self.properties, target)
+
+    def load_properties_for(self, target: str) -> dict[str, str]:
+        """The load phase's own properties (`load.properties`) for `target`, namespaced
+        as `properties_for` does."""
+        return _own_properties(self.load.properties, target)
 
     def controls_for(self, level: Mapping[str, Any]) -> IoControlSet | None:
         """The block I/O controls a cell's `level` names (None: the `none` level or no
@@ -202,8 +203,18 @@ class ExperimentSpec(SpecModel):
         return self.io_controls.get(level.get("io_controls", ""))
 
     def target_options_for(self, target: str) -> TargetOptionsSpec:
-        """The options of database target `target` (defaults when the spec gives none)."""
+        """The options of target `target` (defaults when the spec gives none)."""
         return self.target_options.get(target) or TargetOptionsSpec()
+
+
+def _own_properties(properties: Mapping[str, PropertyValue], target: str) -> dict[str, str]:
+    """Common properties plus those in `target`'s own namespace, as the engine reads them."""
+    own = engine_target_of(target)
+    return {
+        key: engine_value(value)
+        for key, value in properties.items()
+        if namespace_owner(key) in (None, own)
+    }
 
 
 def engine_value(value: PropertyValue) -> str:

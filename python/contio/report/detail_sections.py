@@ -7,6 +7,7 @@ healed) marked.
 
 from __future__ import annotations
 
+import json
 import math
 
 import pandas as pd
@@ -36,9 +37,28 @@ def _bandwidths(mine: pd.DataFrame) -> tuple[pd.Series, str]:
     return mine.groupby("container")["steady_ops_per_sec"].mean(), "ops/s"
 
 
-def _targets(groups: list[dict], bandwidth: pd.Series, unit: str) -> dict[int, tuple[float, str]]:
+def _applied_limits(mine: pd.DataFrame) -> dict[int, float]:
+    """Per container, the read + write byte limits the run applied (its rows'
+    `io_control`): a limit given in percent is known only once the run resolved it."""
+    found: dict[int, float] = {}
+    for container, control in zip(mine["container"], mine["io_control"], strict=True):
+        try:
+            limits = json.loads(control).get("limits") or {}
+        except (TypeError, ValueError, AttributeError):
+            continue
+        values = [limits.get(key) for key in ("read_bps", "write_bps")]
+        total = sum(v for v in values if isinstance(v, (int, float)))
+        if total:
+            found[int(container)] = float(total)
+    return found
+
+
+def _targets(
+    groups: list[dict], bandwidth: pd.Series, unit: str, applied: dict[int, float]
+) -> dict[int, tuple[float, str]]:
     """Per container position, what its group's control asks: a throttle's byte limit
-    (MiB/s only: reads and writes limits added), or its weight's share of the bar."""
+    (MiB/s only: reads and writes limits added; as applied, so a percent shows what it
+    came to), or its weight's share of the bar."""
     found: dict[int, tuple[float, str]] = {}
     present = [k for k in bandwidth.index if k <= len(groups)]
     weights = {k: groups[k - 1].get("weight") for k in present}
@@ -50,11 +70,12 @@ def _targets(groups: list[dict], bandwidth: pd.Series, unit: str) -> dict[int, t
             found[k] = (share * total, f"w {weight or DEFAULT_WEIGHT}: {share:.0%}")
     if unit == "MiB/s":
         for k in present:
-            # A percent of the device's bandwidth is resolved per run: not drawn here.
             values = [groups[k - 1].get(key) for key in ("read_bps", "write_bps")]
-            limit = sum(v for v in values if isinstance(v, (int, float)))
+            limit = applied.get(k) or sum(v for v in values if isinstance(v, (int, float)))
             if limit:
-                found[k] = (limit / MIB, f"≤ {limit / MIB:.1f} MiB/s")
+                asked = [v for v in values if isinstance(v, str)]  # percents: "25%"
+                shown = f"≤ {limit / MIB:.1f} MiB/s" + (f" ({' + '.join(asked)})" if asked else "")
+                found[k] = (limit / MIB, shown)
     return found
 
 
@@ -67,7 +88,7 @@ def _isolation_rows(exp: Experiment, part: pd.DataFrame, ok: pd.DataFrame) -> tu
             continue
         bandwidth, unit = _bandwidths(mine)
         groups = (controls.get(str(cell["io_controls"])) or {}).get("groups") or []
-        targets = _targets(groups, bandwidth, unit)
+        targets = _targets(groups, bandwidth, unit, _applied_limits(mine))
         for container, value in bandwidth.items():
             target, text = targets.get(int(container), (math.nan, ""))
             rows.append(

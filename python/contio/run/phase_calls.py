@@ -51,7 +51,12 @@ def check_with_engine(spec: ExperimentSpec, cells: list[Cell]) -> None:
         for n, (member, cell) in enumerate(members.items()):
             data_dir = scratch / f"data-{n}"
             data_dir.mkdir()
-            target, properties = member.target, engine_properties(spec, member, data_dir, "run")
+            # Run and load-only properties together: the engine checks each once.
+            properties = {
+                **engine_properties(spec, member, data_dir, "run"),
+                **spec.load_properties_for(member.target),
+            }
+            target = member.target
             if member.database:
                 # No server yet: the binding checks every property, then fails to
                 # connect to a closed port (exit 1), which is all this check needs.
@@ -82,8 +87,9 @@ def check_with_engine(spec: ExperimentSpec, cells: list[Cell]) -> None:
 def engine_properties(
     spec: ExperimentSpec, member: Member, data_dir: Path | None, phase: str
 ) -> dict[str, str]:
-    """Engine properties of `member` in `phase`: the spec's, the stop rule's (run),
-    the live display's status interval, the data directory when the target keeps one."""
+    """Engine properties of `member` in `phase`: the spec's, the stop rule's (run) or
+    `load.properties` (load), the live display's status interval, the data directory
+    when the target keeps one."""
     properties = dict(member.properties)
     if phase == "run":
         properties.update(spec.stop.engine_properties())
@@ -91,6 +97,7 @@ def engine_properties(
         # A time limit meant for the run phases must not cut the load short:
         # the run phases would then read keys that were never inserted.
         properties.pop("maxexecutiontime", None)
+        properties.update(spec.load_properties_for(member.target))
     properties["status.interval"] = "1"
     dir_property = engine_target_of(member.target).data_dir_property
     if dir_property and data_dir is not None:
@@ -145,6 +152,7 @@ def container_phase(
         data=None if binding is not None else location,
         inputs=(ycsb_file,) if ycsb_file is not None else (),
         ready_file=ready,
+        memory_limit=None if binding is not None else spec.target_options_for(target).memory_limit,
     )
 
 

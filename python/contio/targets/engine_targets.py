@@ -46,6 +46,12 @@ TARGETS: dict[str, EngineTarget] = {
 }
 
 
+EMBEDDED_ENGINES: tuple[str, ...] = tuple(
+    name for name, t in TARGETS.items() if t.data_dir_property is not None
+)
+"""The engine's own storage engines (they keep files where the cell's data lives)."""
+
+
 DATABASE_BINDINGS: dict[str, str] = {
     "mariadb": "mysql",
     "postgres": "postgres",
