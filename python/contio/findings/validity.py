@@ -168,10 +168,17 @@ def cpu_saturated(cell_key: str, rows: Any, meta: dict[str, Any]) -> ValidityChe
         )
         said += f" (100 = one core), {share:.0f} % of the machine"
     if max(v for v in (host, share) if not math.isnan(v)) >= CPU_SATURATED_PERCENT:
+        # Whose CPU it was decides the remedy: the cell's own threads, or other work.
+        others = not math.isnan(share) and share < CPU_SATURATED_PERCENT / 2
+        remedy = (
+            "other processes kept the CPU busy: run on a quiet machine"
+            if others
+            else "fewer threads or containers, or more cores"
+        )
         return ValidityCheck(
             "cpu-saturated", cell_key, False,
             f"{said}: at or above {CPU_SATURATED_PERCENT:.0f} %, the cell measured the CPU, "
-            "not storage (fewer threads or containers, or more cores)",
+            f"not storage ({remedy})",
             measured,
         )  # fmt: skip
     return ValidityCheck(
