@@ -39,7 +39,7 @@ def spec_of(tmp_path, order: str = ""):
 @pytest.mark.parametrize(
     ("order", "field", "says"),
     [
-        ("{mode: shuffled}", "order.mode", "allowed: random or fixed"),
+        ("{mode: shuffled}", "order.mode", "allowed: auto, interleaved, random or fixed"),
         ("{seed: -1}", "order.seed", "greater than or equal to 0"),
         ("{mode: random, sead: 3}", "order.sead", "allowed keys here: mode, seed"),
     ],
@@ -88,7 +88,7 @@ class StopAfter(RunProgress):
 
 
 def test_the_seed_is_recorded_and_a_resume_goes_on_in_the_same_order(tmp_path, engine):
-    spec, text = spec_of(tmp_path)
+    spec, text = spec_of(tmp_path, "order: {mode: random}")
     seen: list[tuple[int, bool]] = []
     runner = Runner(spec, text, tmp_path / "out", progress=lambda c, s: StopAfter(c, s, seen, 2))
     with pytest.raises(Interrupted):
@@ -120,4 +120,4 @@ def test_a_given_seed_is_used_and_fixed_runs_in_index_order(tmp_path, engine):
         Runner(spec, text, tmp_path / "out", progress=lambda c, s: StopAfter(c, s, seen, 2)).run()
     assert [i for i, _ in seen] == [1, 2]
     spec, _ = spec_of(tmp_path, "order: {seed: 5}")
-    assert spec.order.seed == 5 and spec.order.mode == "random"
+    assert spec.order.seed == 5 and spec.order.mode == "auto"

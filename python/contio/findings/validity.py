@@ -13,9 +13,10 @@ cell with a failed check is downgraded to *not valid here*.
 - `throttle-fraction` (per cell with throttles): the largest byte throttle of the cell
   is a tiny fraction of what the device moved unthrottled in the same run, so the
   device always has room and the throttled group cannot be squeezed.
-- `order-confounded` (per factor, `cell_key` None): cells that differ only in that
-  factor ran in the same level order nearly every time, so an order effect (a warming
-  device, a filling file system) cannot be told apart from the factor's.
+- `order-confounded` (per factor, `cell_key` None): the repetitions of cells that
+  differ only in that factor ran in the same level order nearly every time, so an order
+  effect (a warming device, a filling file system) cannot be told apart from the
+  factor's.
 
 docs/validity.md explains each, with its threshold.
 """
@@ -52,8 +53,8 @@ leaves the other groups 95 % of it: they cannot take the throttled group's share
 an isolation finding cannot show (paper 004's 10–40 MB/s on a 1.8 GB/s loop device)."""
 ORDER_TAU = 0.8
 """|Kendall τ| between a factor's level order and the execution order, pooled over the
-sets of cells that differ only in that factor. ±1: the same level always ran first;
-0.8 with two levels: 9 of 10 sets in one order."""
+pairs of repetitions of the sets of cells that differ only in that factor. ±1: the same
+level always ran first; 0.8 with two levels: 9 of 10 pairs in one order."""
 MIN_TWIN_SETS = 3
 """Fewer sets of twin cells than this cannot show an order pattern (with one set any
 order is 'always the same')."""
@@ -317,18 +318,32 @@ def _factor_columns(frame: Any) -> list[str]:
 
 
 def _order_text(meta: dict[str, Any]) -> str:
-    order = meta.get("order")
-    if not order:
-        return "the cells ran in their fixed order"
+    order = meta.get("order") or {}
     if order.get("mode") == "random":
         return f"the cells ran in a random order (seed {order.get('seed')})"
+    if order.get("mode") == "interleaved":
+        return f"the cells ran in interleaved rounds (seed {order.get('seed')})"
     return "the cells ran in their fixed order"
+
+
+def _repetition_starts(frame: Any) -> dict[str, list[str]]:
+    """Per cell key, when each of its repetitions (session, repetition) started."""
+    found: dict[str, list[str]] = {}
+    columns = ["cell_key", "session", "repetition"]
+    for (key, _, _), started in frame.groupby(columns, sort=False)["started_at"].min().items():
+        found.setdefault(str(key), []).append(str(started))
+    return found
 
 
 def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
     """Per factor with several levels: whether cells that differ only in it ran in one
-    level order so consistently that the order's effect and the factor's are one."""
-    started = frame.groupby("cell_key", sort=False)["started_at"].min()
+    level order so consistently that the order's effect and the factor's are one.
+
+    Kendall τ between level and time over every pair of repetitions of two such cells:
+    a cell whose repetitions all ran before the other's agrees in every pair; cells
+    interleaved in rounds agree in about half.
+    """
+    starts = _repetition_starts(frame)
     factors = _factor_columns(frame)
     cells = frame.drop_duplicates("cell_key").set_index("cell_key")
     found = []
@@ -344,7 +359,11 @@ def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
             if twins[factor].astype(str).nunique() < 2:
                 continue
             sets += 1
-            items = [(rank[str(v)], str(started[k])) for k, v in twins[factor].items()]
+            items = [
+                (rank[str(v)], started)
+                for k, v in twins[factor].items()
+                for started in starts.get(str(k), [])
+            ]
             for i, (level_a, time_a) in enumerate(items):
                 for level_b, time_b in items[i + 1 :]:
                     if level_a == level_b or time_a == time_b:
@@ -358,7 +377,7 @@ def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
         leader, led = (levels[0], concordant) if tau >= 0 else (levels[-1], discordant)
         said = (
             f"in {sets} set{'s' if sets > 1 else ''} of cells differing only in {factor}, "
-            f"{leader} ran first in {led} of {concordant + discordant} pairs "
+            f"{leader} ran first in {led} of {concordant + discordant} pairs of repetitions "
             f"(Kendall τ {tau:+.2f}); " + _order_text(meta)
         )
         if sets < MIN_TWIN_SETS:
@@ -368,7 +387,7 @@ def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
             verdict = False
             said += (
                 f": |τ| ≥ {ORDER_TAU}, the order's effect cannot be told apart from "
-                f"{factor}'s (run with order: {{mode: random}})"
+                f"{factor}'s (run with order: {{mode: interleaved}})"
             )
         else:
             verdict = True
