@@ -103,9 +103,12 @@ def test_one_backend_and_two_targets_compare_the_targets_and_state_a_headline(tm
     folder, printed = run(tmp_path, TARGETS_SPEC)
     stated = headline(Experiment.read(folder))
     assert stated is not None
-    assert stated.startswith("Largest significant difference of 2 comparisons: btree is ") or (
-        stated == "No significant difference between the targets in 2 comparisons "
-        "(Welch t-test, 5%)."
+    # Either, with a validity caveat at its end when a check failed (a busy machine's CPU).
+    assert stated.startswith(
+        (
+            "Largest significant difference of 2 comparisons: btree is ",
+            "No significant difference between the targets in 2 comparisons (Welch t-test, 5%)",
+        )
     )
     for shown in (printed, results(folder)):
         compared = shown[shown.index("targets against lsm (Welch t-test)") :]

@@ -10,6 +10,8 @@ from typing import Any
 import pandas as pd
 
 from contio.findings.validity import (
+    ValidityCheck,
+    caveat,
     check_cells,
     cpu_saturated,
     data_in_cache,
@@ -154,3 +156,30 @@ def test_check_cells_runs_every_check_on_every_cell():
     assert set(run_wide) == {"io_controls", "workload"} and run_wide["workload"] is None
     assert "throttle-fraction" not in names  # no cell has a throttle
     assert check_cells(pd.DataFrame(), META) == []
+
+
+def test_a_caveat_names_what_the_compared_cells_measured_and_an_order_of_a_compared_factor():
+    def check(name, key, passed, factor=None):
+        return ValidityCheck(name, key, passed, "the numbers", factor=factor)
+
+    checks = [
+        check("cpu-saturated", "a", False),
+        check("cpu-saturated", "b", None),  # cannot tell: the report's section says so
+        check("data-in-cache", "a", False),
+        check("data-in-cache", "b", False),
+        check("data-in-cache", "c", False),  # not one of the compared cells
+        check("order-confounded", None, False, factor="target"),
+        check("order-confounded", None, False, factor="threads"),  # not compared
+    ]
+    assert caveat(checks, ["a", "b"], {"target"}) == (
+        "not valid here: one of the two cells measured the CPU, not storage; both cells "
+        "measured the page cache, not the device; the cell order is confounded with target"
+    )
+    assert caveat(checks, ["a", "b", "c", "d"], {"workload"}) == (
+        "not valid here: one of the 4 cells measured the CPU, not storage; 3 of 4 cells "
+        "measured the page cache, not the device"
+    )
+    assert caveat(checks, ["b"], set()) == (
+        "not valid here: the cell measured the page cache, not the device"
+    )
+    assert caveat(checks, ["d"], {"workload"}) is None

@@ -1,7 +1,7 @@
 """The data-in-cache and cpu-saturated checks on real runs built to fail and to pass
 them: a small file read through the page cache, and direct reads from a loop device;
 engine threads spinning on the null target on every core, and one thread that mostly
-sleeps."""
+sleeps; the headline of a run that fails a check carries the caveat."""
 
 from __future__ import annotations
 
@@ -10,10 +10,17 @@ import shutil
 
 import pytest
 
+from contio.cli.tables import headline
 from contio.experiment.load import parse_spec_text
+from contio.findings.caveats import RunChecks
 from contio.findings.validity import check_cells, data_in_cache, folder_meta
+from contio.report import conclusions as report_conclusions
+from contio.report.experiment import Experiment
 from contio.results.folder import load
+from contio.results.index import ResultsIndex
+from contio.results.summary import summarize
 from contio.run.runner import Runner
+from contio.stats.backend_comparison import Analysis
 
 
 def run_rows(tmp_path, text: str):
@@ -91,3 +98,41 @@ def test_direct_reads_from_a_loop_device_are_not(tmp_path, engine):
     )
     assert check.passed is True, check.reason
     assert check.measured["device_read_fraction"] > 0.5
+
+
+def test_the_headline_of_a_run_whose_cells_read_the_page_cache_says_it_is_not_valid(
+    tmp_path, engine
+):
+    # Two directories of this host, one small file read through the page cache in each:
+    # the headline compares them, and both cells measured the page cache.
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    text = f"""
+name: cached
+backends:
+  a: {{type: local-dir, path: {tmp_path / "a"}}}
+  b: {{type: local-dir, path: {tmp_path / "b"}}}
+factors:
+  backend: [a, b]
+  workload:
+    - {{kind: sysbench, options: {{file-test-mode: rndrd, file-total-size: 4M, file-num: 1}}}}
+stop: {{rule: fixed-time, seconds: 1, repetitions: 2}}
+"""
+    spec = parse_spec_text(text, "cached.yaml", tmp_path)
+    folder = Runner(spec, text, tmp_path / "out").run().folder.path
+    checks = RunChecks.of_folder(folder)
+    assert {c.passed for c in checks.checks if c.name == "data-in-cache"} == {False}
+    index = ResultsIndex.open(folder)
+    try:
+        summaries = summarize(index)
+    finally:
+        index.close()
+    said = headline(summaries, Analysis(), checks)
+    assert said is not None and said.startswith(("Largest significant", "No significant"))
+    assert "(not valid here: " in said, said
+    assert "both cells measured the page cache, not the device" in said, said
+    assert headline(summaries, Analysis()) is not None  # without checks: no caveat
+    assert "not valid here" not in str(headline(summaries, Analysis()))
+    # The report states the same headline, with the same caveat.
+    report_headline = report_conclusions.headline(Experiment.read(folder))
+    assert report_headline == said

@@ -109,3 +109,18 @@ def test_an_adaptive_cell_shows_how_many_repetitions_its_spread_needs(clock):
         needed = repetitions_for([100.0, 108.0, 95.0], 0.02)
         assert f"(≈ {needed} reps for ±2%)" in task.description
         assert "rep 4 (until ±2%, 3–30)" in task.description
+
+
+def test_an_interleaved_run_shows_its_round_and_paces_the_eta_by_repetitions(clock):
+    shown, cells, planned, out = display(terminal=False)
+    shown.start_round(2)
+    shown.start_repetition(cells[1], 2, [1000.0])
+    shown.start_phase(cells[1], 2, "run")
+    assert out.getvalue().splitlines()[-1].startswith(f"round 2/3 · cell 2/4 {cells[1].label}")
+    # One repetition of three took twice its share: the rest is priced twice as long,
+    # before any cell is done (an interleaved run's cells finish in the last rounds).
+    share = planned[cells[0].key] / 3
+    clock.now += 2 * share
+    shown.repetition_done(cells[0])
+    remaining = 2 * (sum(planned.values()) - share)
+    assert shown._eta() == f"ETA {int(remaining // 60)}:{int(remaining % 60):02d}"

@@ -17,9 +17,9 @@ from contio.cli.tables import (
     results_table,
 )
 from contio.errors import UsageError
+from contio.findings.caveats import RunChecks
 from contio.findings.document import current_findings
-from contio.findings.validity import check_cells, failed_summary, folder_meta
-from contio.results.folder import load
+from contio.findings.validity import failed_summary
 from contio.results.index import INDEX_FILE, ResultsIndex
 from contio.results.summary import summarize
 from contio.stats.backend_comparison import Analysis
@@ -53,13 +53,14 @@ def results(folder: Path) -> None:
     mixes = mix_table(summaries)
     if mixes is not None:
         console.print(mixes)
-    found = headline(summaries, folder_analysis(folder))
+    checks = RunChecks.of_folder(folder)
+    found = headline(summaries, folder_analysis(folder), checks)
     if found is not None:
         console.print(found, highlight=False, markup=False, soft_wrap=True)
     verdicts = findings_table(current_findings(folder))  # findings.json: written if stale
     if verdicts is not None:
         console.print(verdicts)
-    invalid = failed_summary(check_cells(load(folder), folder_meta(folder)))
+    invalid = failed_summary(list(checks.checks))
     if invalid is not None:
         console.print(invalid, highlight=False, markup=False, soft_wrap=True)
     done = sum(1 for c in cells if c["status"] == "done")

@@ -19,6 +19,7 @@ from contio.cli.tables import (
 from contio.errors import ContioError, Interrupted
 from contio.experiment.load import read_default_spec, read_spec_file
 from contio.experiment.spec import ExperimentSpec
+from contio.findings.caveats import RunChecks
 from contio.findings.document import write_findings
 from contio.results.index import INDEX_FILE, ResultsIndex
 from contio.run.runner import Runner
@@ -95,7 +96,7 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
     mixes = mix_table(outcome.summaries)
     if mixes is not None:
         console.print(mixes)
-    found = headline(outcome.summaries, analysis)
+    found = headline(outcome.summaries, analysis, final_checks(outcome.folder.path))
     if found is not None:
         console.print(found, highlight=False, markup=False, soft_wrap=True)
     write_final_findings(outcome.folder.path, console)
@@ -109,6 +110,16 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
             err=True,
         )
         sys.exit(1)
+
+
+def final_checks(folder: Path) -> RunChecks | None:
+    """The run's validity checks for the headline's caveat; None (and a warning) when
+    they cannot be had: the headline is printed without one, no result is lost."""
+    try:
+        return RunChecks.of_folder(folder)
+    except (ContioError, ValueError, OSError) as exc:
+        click.echo(f"warning: no validity checks for the headline ({exc})", err=True)
+        return None
 
 
 def write_final_findings(folder: Path, console: Console) -> None:

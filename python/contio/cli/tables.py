@@ -7,6 +7,7 @@ import math
 
 from rich.table import Table
 
+from contio.findings.caveats import RunChecks, headline_with_caveat
 from contio.findings.verdicts import Counts, Verdict
 from contio.results.summary import LATENCY_AGGREGATION, CellSummary
 from contio.stats import format_p
@@ -15,7 +16,6 @@ from contio.stats.backend_comparison import (
     BackendComparison,
     ComparedCell,
     compare_backends,
-    headline_text,
 )
 from contio.stats.sentence import degradation_change
 
@@ -117,9 +117,12 @@ def _comparisons(summaries: list[CellSummary], analysis: Analysis) -> list[Backe
     return compare_backends(cells, analysis)
 
 
-def headline(summaries: list[CellSummary], analysis: Analysis) -> str | None:
-    """The run's headline sentence, as the report states it (None: nothing compared)."""
-    return headline_text(_comparisons(summaries, analysis), analysis)
+def headline(
+    summaries: list[CellSummary], analysis: Analysis, checks: RunChecks | None = None
+) -> str | None:
+    """The run's headline sentence, as the report states it, with the caveat of the
+    validity checks its cells failed (None: nothing compared)."""
+    return headline_with_caveat(_comparisons(summaries, analysis), analysis, checks)
 
 
 def comparison_table(summaries: list[CellSummary], analysis: Analysis) -> Table | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -267,18 +268,70 @@ def _in_run_order(cells: list[Cell]) -> list[Cell]:
 
 
 def describe_order(order: CellOrder) -> str:
-    """`random, seed 42`, `random, seed drawn when the run starts`, `fixed (…)`."""
+    """`random, seed 42`, `interleaved rounds, seed 7`, `random, seed drawn when the run
+    starts`, `fixed (…)`; `auto` before the run resolves it."""
     if order.mode == "fixed":
         return "fixed (the cells' own order)"
     seed = "drawn when the run starts" if order.seed is None else str(order.seed)
-    return f"random, seed {seed}"
+    name = {"interleaved": "interleaved rounds", "auto": "auto (interleaved rounds or random)"}
+    return f"{name.get(order.mode, order.mode)}, seed {seed}"
+
+
+def _shuffled_groups(groups: list[list[Cell]], rng: random.Random) -> list[list[Cell]]:
+    """The groups in an order drawn from `rng`, each group's read-only cells, then its
+    writing cells, each part in an order drawn from `rng` too."""
+    groups = list(groups)
+    rng.shuffle(groups)
+    drawn = []
+    for group in groups:
+        reading = [c for c in group if c.read_only]
+        writing = [c for c in group if not c.read_only]
+        rng.shuffle(reading)
+        rng.shuffle(writing)
+        drawn.append(reading + writing)
+    return drawn
+
+
+def _reversed_round(groups: list[list[Cell]]) -> list[list[Cell]]:
+    """The groups in reverse order, each group's read-only cells and writing cells each
+    reversed (read-only cells stay first: one load still serves them)."""
+    flipped = []
+    for group in reversed(groups):
+        reading = [c for c in group if c.read_only]
+        writing = [c for c in group if not c.read_only]
+        flipped.append(reading[::-1] + writing[::-1])
+    return flipped
+
+
+def interleaved_rounds(cells: list[Cell], seed: int) -> Iterator[list[Cell]]:
+    """The rounds of an `interleaved` order, endlessly: each round lists every cell once.
+
+    Rounds come in pairs. The first round of a pair draws its order from `seed` as a
+    `random` order does (the load groups shuffled, inside each its read-only cells, then
+    its writing cells, each shuffled); the second runs it backwards (groups reversed and
+    the cells inside each part reversed). Within a pair every group, and every cell of
+    a group, sits at mirrored positions, so a drift that grows steadily over the run (a
+    filling page cache, a warming device, compaction debt) adds the same to every cell
+    of the pair; fresh draws per pair keep any one order from repeating through the run.
+    The runner gives each round one repetition of every cell whose stopping rule still
+    wants one; the rounds do not depend on which cells that is, so a resumed run draws
+    the same ones.
+    """
+    rng = random.Random(seed)  # an experiment's order, not a secret
+    groups = _load_groups(sorted(cells, key=lambda c: c.index))
+    while True:
+        drawn = _shuffled_groups(groups, rng)
+        yield [c for group in drawn for c in group]
+        yield [c for group in _reversed_round(drawn) for c in group]
 
 
 def execution_order(cells: list[Cell], mode: str, seed: int | None) -> list[Cell]:
     """The order `cells` (from `expand`, in index order) run in under `CellOrder`'s `mode`.
 
     `fixed`: index order. `random`: the load groups in an order shuffled from `seed`,
-    and inside each group its read-only cells, then its writing cells, each shuffled.
+    and inside each group its read-only cells, then its writing cells, each shuffled;
+    each cell runs all its repetitions before the next starts. `interleaved`: the first
+    round's order (`interleaved_rounds`; every round after it has its own).
     Load groups stay whole because one load serves a group's read-only cells (shuffling
     across groups would reload the data, and start database servers, for every cell);
     backends are provisioned once each and kept to the end of the run whatever the order
@@ -288,15 +341,23 @@ def execution_order(cells: list[Cell], mode: str, seed: int | None) -> list[Cell
     if mode == "fixed":
         return sorted(cells, key=lambda c: c.index)
     if seed is None:
-        raise ValueError("a random cell order needs a seed")
+        raise ValueError(f"a {mode} cell order needs a seed")
+    if mode == "interleaved":
+        return next(interleaved_rounds(cells, seed))
     rng = random.Random(seed)  # an experiment's order, not a secret
-    groups = _load_groups(sorted(cells, key=lambda c: c.index))
-    rng.shuffle(groups)
-    ordered = []
-    for group in groups:
-        reading = [c for c in group if c.read_only]
-        writing = [c for c in group if not c.read_only]
-        rng.shuffle(reading)
-        rng.shuffle(writing)
-        ordered += reading + writing
-    return ordered
+    groups = _shuffled_groups(_load_groups(sorted(cells, key=lambda c: c.index)), rng)
+    return [c for group in groups for c in group]
+
+
+def repetition_sequence(
+    cells: list[Cell], mode: str, seed: int | None, repetitions: int
+) -> list[Cell]:
+    """The repetitions of `cells` in the order they would run if each took `repetitions`
+    (one entry per repetition): a cell's back to back under `fixed` and `random`, round
+    after round under `interleaved`. What `contio plan` prices loads from."""
+    if mode != "interleaved":
+        return [c for c in execution_order(cells, mode, seed) for _ in range(repetitions)]
+    if seed is None:
+        raise ValueError("an interleaved cell order needs a seed")
+    rounds = interleaved_rounds(cells, seed)
+    return [c for _ in range(repetitions) for c in next(rounds)]

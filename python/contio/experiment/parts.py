@@ -217,16 +217,22 @@ class LoadPolicy(SpecModel):
 class CellOrder(SpecModel):
     """The order cells run in (`contio.experiment.matrix.execution_order`).
 
-    `random` (the default): the load groups (cells that share one load: same backend,
-    runtime, containers and data set) run in an order shuffled from `seed`, and so do
-    the cells inside each group (read-only ones still first, so one load serves them),
-    so that no factor's level always runs just before or after another's. `fixed`: the
-    cells' own order (their indexes), as before issue 14. Without a `seed` one is drawn
-    when the run starts; either way it is recorded in the results (`index.sqlite`
+    `interleaved`: the run goes in rounds, each giving one repetition to every cell that
+    still wants one, in an order drawn from `seed` per pair of rounds and run backwards
+    in the pair's second round (`contio.experiment.matrix.interleaved_rounds`), so the
+    cells of one load group and each cell's repetitions are spread over the whole run.
+    `random`: the load groups (cells that share one load: same backend, runtime,
+    containers and data set) run in an order shuffled from `seed`, and so do the cells
+    inside each group (read-only ones still first, so one load serves them); each cell
+    runs all its repetitions before the next starts. `auto` (the default): interleaved
+    when `contio plan` prices it within `INTERLEAVE_COST_LIMIT` (25 %) of random for the
+    spec, else random (`contio.run.plan.resolved_order`). `fixed`: the cells' own order
+    (their indexes), as before issue 14. Without a `seed` one is drawn when the run
+    starts; the mode and seed the run used are recorded in the results (`index.sqlite`
     meta `order`, `spec.json`) and `--resume` goes on in the same order.
     """
 
-    mode: Literal["random", "fixed"] = "random"
+    mode: Literal["auto", "interleaved", "random", "fixed"] = "auto"
     seed: Integer | None = Field(None, ge=0, lt=2**63)
 
 

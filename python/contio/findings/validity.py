@@ -13,9 +13,10 @@ cell with a failed check is downgraded to *not valid here*.
 - `throttle-fraction` (per cell with throttles): the largest byte throttle of the cell
   is a tiny fraction of what the device moved unthrottled in the same run, so the
   device always has room and the throttled group cannot be squeezed.
-- `order-confounded` (per factor, `cell_key` None): cells that differ only in that
-  factor ran in the same level order nearly every time, so an order effect (a warming
-  device, a filling file system) cannot be told apart from the factor's.
+- `order-confounded` (per factor, `cell_key` None): the repetitions of cells that
+  differ only in that factor ran in the same level order nearly every time, so an order
+  effect (a warming device, a filling file system) cannot be told apart from the
+  factor's.
 
 docs/validity.md explains each, with its threshold.
 """
@@ -25,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,8 +54,8 @@ leaves the other groups 95 % of it: they cannot take the throttled group's share
 an isolation finding cannot show (paper 004's 10–40 MB/s on a 1.8 GB/s loop device)."""
 ORDER_TAU = 0.8
 """|Kendall τ| between a factor's level order and the execution order, pooled over the
-sets of cells that differ only in that factor. ±1: the same level always ran first;
-0.8 with two levels: 9 of 10 sets in one order."""
+pairs of repetitions of the sets of cells that differ only in that factor. ±1: the same
+level always ran first; 0.8 with two levels: 9 of 10 pairs in one order."""
 MIN_TWIN_SETS = 3
 """Fewer sets of twin cells than this cannot show an order pattern (with one set any
 order is 'always the same')."""
@@ -324,18 +326,32 @@ def _factor_columns(frame: Any) -> list[str]:
 
 
 def _order_text(meta: dict[str, Any]) -> str:
-    order = meta.get("order")
-    if not order:
-        return "the cells ran in their fixed order"
+    order = meta.get("order") or {}
     if order.get("mode") == "random":
         return f"the cells ran in a random order (seed {order.get('seed')})"
+    if order.get("mode") == "interleaved":
+        return f"the cells ran in interleaved rounds (seed {order.get('seed')})"
     return "the cells ran in their fixed order"
+
+
+def _repetition_starts(frame: Any) -> dict[str, list[str]]:
+    """Per cell key, when each of its repetitions (session, repetition) started."""
+    found: dict[str, list[str]] = {}
+    columns = ["cell_key", "session", "repetition"]
+    for (key, _, _), started in frame.groupby(columns, sort=False)["started_at"].min().items():
+        found.setdefault(str(key), []).append(str(started))
+    return found
 
 
 def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
     """Per factor with several levels: whether cells that differ only in it ran in one
-    level order so consistently that the order's effect and the factor's are one."""
-    started = frame.groupby("cell_key", sort=False)["started_at"].min()
+    level order so consistently that the order's effect and the factor's are one.
+
+    Kendall τ between level and time over every pair of repetitions of two such cells:
+    a cell whose repetitions all ran before the other's agrees in every pair; cells
+    interleaved in rounds agree in about half.
+    """
+    starts = _repetition_starts(frame)
     factors = _factor_columns(frame)
     cells = frame.drop_duplicates("cell_key").set_index("cell_key")
     found = []
@@ -351,7 +367,11 @@ def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
             if twins[factor].astype(str).nunique() < 2:
                 continue
             sets += 1
-            items = [(rank[str(v)], str(started[k])) for k, v in twins[factor].items()]
+            items = [
+                (rank[str(v)], started)
+                for k, v in twins[factor].items()
+                for started in starts.get(str(k), [])
+            ]
             for i, (level_a, time_a) in enumerate(items):
                 for level_b, time_b in items[i + 1 :]:
                     if level_a == level_b or time_a == time_b:
@@ -365,7 +385,7 @@ def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
         leader, led = (levels[0], concordant) if tau >= 0 else (levels[-1], discordant)
         said = (
             f"in {sets} set{'s' if sets > 1 else ''} of cells differing only in {factor}, "
-            f"{leader} ran first in {led} of {concordant + discordant} pairs "
+            f"{leader} ran first in {led} of {concordant + discordant} pairs of repetitions "
             f"(Kendall τ {tau:+.2f}); " + _order_text(meta)
         )
         if sets < MIN_TWIN_SETS:
@@ -375,12 +395,68 @@ def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
             verdict = False
             said += (
                 f": |τ| ≥ {ORDER_TAU}, the order's effect cannot be told apart from "
-                f"{factor}'s (run with order: {{mode: random}})"
+                f"{factor}'s (run with order: {{mode: interleaved}})"
             )
         else:
             verdict = True
         found.append(ValidityCheck("order-confounded", None, verdict, said, measured, factor))
     return found
+
+
+def bearing_on(
+    checks: Sequence[ValidityCheck], cells: Collection[str], factors: Collection[str]
+) -> list[ValidityCheck]:
+    """The checks that bear on a conclusion about `cells` comparing `factors`: those of
+    the cells, and the run-wide ones (cell order) about a compared factor."""
+    found = []
+    for check in checks:
+        if check.cell_key is not None and check.cell_key not in cells:
+            continue
+        if check.cell_key is None and check.factor is not None and check.factor not in factors:
+            continue
+        found.append(check)
+    return found
+
+
+FAILED_MEANS = {
+    "cpu-saturated": "measured the CPU, not storage",
+    "data-in-cache": "measured the page cache, not the device",
+    "throttle-fraction": "had throttles far below the device's bandwidth",
+}
+"""What a cell that failed a per-cell check measured instead, for a caveat's clause."""
+
+
+def _which(failed: int, total: int) -> str:
+    if failed == total:
+        return {1: "the cell", 2: "both cells"}.get(total, f"all {total} cells")
+    if failed == 1:
+        return f"one of the {total} cells" if total > 2 else "one of the two cells"
+    return f"{failed} of {total} cells"
+
+
+def caveat(
+    checks: Sequence[ValidityCheck], cells: Collection[str], factors: Collection[str]
+) -> str | None:
+    """ "not valid here: both cells measured the page cache, not the device; the cell
+    order is confounded with target" for a conclusion about `cells` comparing
+    `factors`, None when no check that bears on it failed (checks that cannot tell say
+    nothing here: the report's validity section lists them)."""
+    failed = [c for c in bearing_on(checks, cells, factors) if c.passed is False]
+    if not failed:
+        return None
+    clauses = []
+    for name in CHECKS:
+        mine = [c for c in failed if c.name == name]
+        per_cell = {c.cell_key for c in mine if c.cell_key is not None}
+        if per_cell:
+            means = FAILED_MEANS.get(name, f"failed {name}")
+            clauses.append(f"{_which(len(per_cell), len(set(cells)))} {means}")
+        confounded = [str(c.factor) for c in mine if c.cell_key is None]
+        if confounded:
+            clauses.append(f"the cell order is confounded with {' and '.join(confounded)}")
+    others = sorted({c.name for c in failed} - set(CHECKS))
+    clauses += [f"{name} failed" for name in others]
+    return "not valid here: " + "; ".join(clauses)
 
 
 def failed_summary(checks: list[ValidityCheck]) -> str | None:

@@ -52,7 +52,7 @@ from contio.findings.comparisons import (
     shares,
     trend,
 )
-from contio.findings.validity import ValidityCheck
+from contio.findings.validity import ValidityCheck, bearing_on
 from contio.stats import degradation
 
 
@@ -339,14 +339,10 @@ def compared_factors(finding: FindingSpec) -> set[str]:
 def _checks_on(
     checks: Sequence[ValidityCheck], used: set[str], factors: set[str]
 ) -> tuple[list[str], list[str]]:
-    """The failed and undecided checks that bear on a claim: those of the cells it uses,
-    and the run-wide ones (cell order) about a factor it compares."""
+    """The failed and undecided checks that bear on a claim (`validity.bearing_on`: those
+    of the cells it uses, and the run-wide ones about a factor it compares)."""
     failed, unknown = [], []
-    for check in checks:
-        if check.cell_key is not None and check.cell_key not in used:
-            continue
-        if check.cell_key is None and check.factor is not None and check.factor not in factors:
-            continue
+    for check in bearing_on(checks, used, factors):
         reason = f"{check.name}: {check.reason}"
         if check.passed is False:
             failed.append(reason)

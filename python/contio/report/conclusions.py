@@ -10,6 +10,11 @@ p, paired or Welch as `analysis.t_test` says, `contio.stats.relative_sentence`),
 saturation point and valley of each scaling series, degradation and fairness of each
 mix (`contio.stats.mix_comparison`). Significant differences come first, largest first.
 
+Each sentence whose cells failed a validity check (`contio.findings.validity`: data in
+the page cache, a saturated CPU, a cell order confounded with the compared factor…)
+ends with why it is not valid here (`contio.findings.caveats`), as a verdict resting on
+them is downgraded.
+
 Warnings: cells that did not finish (skipped or failed, with the reason the runner
 recorded; never run or interrupted), failed operations, confidence intervals wider than
 the adaptive rule asked, engine documents missing from `raw/`, and block I/O groups
@@ -21,6 +26,7 @@ from __future__ import annotations
 import math
 
 from contio.experiment.parts import NO_CONTROLS
+from contio.findings.caveats import caveated, headline_with_caveat
 from contio.report.experiment import Experiment
 from contio.report.scaling_sections import MixResult, ScalingResult
 from contio.results.folder import RAW_DIR
@@ -37,9 +43,9 @@ from contio.stats.backend_comparison import (
     BackendComparison,
     ComparedCell,
     compare_backends,
-    headline_text,
 )
 from contio.stats.backend_comparison import headline as pick_headline
+from contio.stats.mix_comparison import MIX_FACTOR
 
 MAX_HEADLINES = 12
 
@@ -69,13 +75,25 @@ def backend_differences(exp: Experiment) -> list[tuple[RelativeDifference, str]]
 
 def headline(exp: Experiment) -> str | None:
     """The report's headline: the largest significant difference, or that there is none
-    (`contio.stats.backend_comparison.headline_text`, as `contio run` prints it)."""
-    return headline_text(comparisons(exp), exp.analysis)
+    (`contio.stats.backend_comparison.headline_text`, as `contio run` prints it), with
+    the caveat of the validity checks its cells failed (`contio.findings.caveats`)."""
+    return headline_with_caveat(comparisons(exp), exp.analysis, exp.checks())
+
+
+def _mix_caveat(exp: Experiment, mix: MixResult) -> str | None:
+    """The caveat of a mix cell and the standalone cells it is compared with."""
+    checks = exp.checks()
+    levels = {k: v for k, v in mix.comparison.levels.items() if k != MIX_FACTOR}
+    names = [m.name for m in mix.comparison.members]
+    cells = [mix.comparison.cell_key, *checks.cells_with(levels, MIX_FACTOR, names)]
+    return checks.caveat(cells, {MIX_FACTOR})
 
 
 def headlines(exp: Experiment, scaling: list[ScalingResult], mixes: list[MixResult]) -> list[str]:
     """At most `MAX_HEADLINES` sentences, significant and large differences first (the
-    largest significant difference is the headline, stated apart: left out here)."""
+    largest significant difference is the headline, stated apart: left out here); each
+    with the caveat of the validity checks its cells failed."""
+    checks = exp.checks()
     ranked: list[tuple[float, str]] = []
     found = comparisons(exp)
     top = pick_headline(found)
@@ -83,20 +101,25 @@ def headlines(exp: Experiment, scaling: list[ScalingResult], mixes: list[MixResu
         if item is top:
             continue
         weight = item.size + (10 if item.relative.significant else 0)
-        ranked.append((weight, relative_sentence(item.relative, item.context)))
+        text = relative_sentence(item.relative, item.context)
+        ranked.append((weight, caveated(text, checks.comparison_caveat(item))))
     for result in scaling:
         context = f"for {result.title}"
+        note = checks.caveat(list(result.cells["cell_key"]), {"containers"})
         if result.valley is not None:
-            ranked.append((5.0, _capitalised(valley_sentence(result.valley, context=context))))
+            text = _capitalised(valley_sentence(result.valley, context=context))
+            ranked.append((5.0, caveated(text, note)))
         if result.saturation is not None:
-            text = saturation_sentence(result.saturation, context=context)
-            ranked.append((4.0, _capitalised(text)))
+            text = _capitalised(saturation_sentence(result.saturation, context=context))
+            ranked.append((4.0, caveated(text, note)))
     for mix in mixes:
         context = f"in {mix.title}"
+        note = _mix_caveat(exp, mix)
         if mix.fairness is not None:
-            ranked.append((6.0, fairness_sentence(mix.fairness, context)))
+            ranked.append((6.0, caveated(fairness_sentence(mix.fairness, context), note)))
         for member in mix.degradations:
-            ranked.append((abs(member.fraction) + 3, degradation_sentence(member, context)))
+            text = degradation_sentence(member, context)
+            ranked.append((abs(member.fraction) + 3, caveated(text, note)))
     ranked.sort(key=lambda pair: -pair[0])
     return [text for _, text in ranked[:MAX_HEADLINES]]
 

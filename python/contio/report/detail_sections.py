@@ -13,7 +13,7 @@ import math
 import pandas as pd
 
 from contio.experiment.parts import NO_CONTROLS
-from contio.findings.validity import ValidityCheck, check_cells, folder_meta
+from contio.findings.validity import ValidityCheck
 from contio.report import figures
 from contio.report.experiment import Experiment, group_label, groups
 from contio.report.page import Section, details, figure, table
@@ -207,7 +207,7 @@ def validity_section(exp: Experiment) -> Section:
     section = Section("validity", "Validity checks per cell")
     if exp.runs.empty:
         return section
-    checks = check_cells(exp.runs, folder_meta(exp.folder))
+    checks = list(exp.checks().checks)
     if not checks:
         return section
     failed = sum(1 for c in checks if c.passed is False)

@@ -18,6 +18,8 @@ from typing import Any
 import pandas as pd
 
 from contio.errors import ResultsFolderError
+from contio.findings.caveats import RunChecks
+from contio.findings.validity import check_cells, folder_meta
 from contio.results.folder import load
 from contio.results.index import INDEX_FILE, ResultsIndex
 from contio.stats import confidence_interval, mean
@@ -62,6 +64,15 @@ class Experiment:
     """Factor names in cell order (`backend`, `target`, `workload`/`mix`, …)."""
     cell_records: list[dict[str, Any]] = field(default_factory=list)
     """The results index's cells as stored (`ResultsIndex.cells()`: levels as a dict)."""
+    _checks: RunChecks | None = field(default=None, repr=False)
+
+    def checks(self) -> RunChecks:
+        """The run's validity checks (`contio.findings.validity`), computed once for the
+        validity section and the conclusions' caveats."""
+        if self._checks is None:
+            cells = {c["cell_key"]: c["levels"] for c in self.cell_records}
+            self._checks = RunChecks(cells, check_cells(self.runs, folder_meta(self.folder)))
+        return self._checks
 
     @classmethod
     def read(cls, folder: Path) -> Experiment:

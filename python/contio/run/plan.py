@@ -3,7 +3,11 @@ should take — without running or provisioning anything.
 
 Durations are estimates: a time-bound phase takes its time; an operation-bound one is
 priced at a rough rate per target (`ASSUMED_OPS_PER_SEC`, per client thread, at most
-two threads' worth on a 2-core machine), plus a fixed start-up cost per phase. An
+two threads' worth on a 2-core machine), plus a fixed start-up cost per phase. Loads
+(and the database servers that start with each) are counted by walking the repetitions
+in the spec's cell order through the runner's load policy (`contio.run.loads`), so an
+interleaved order's extra loads are priced, and so is its cost over a random order
+(`order_cost`), which also decides what an `auto` order becomes (`resolved_order`). An
 adaptive rule gives a range from its minimum to its maximum repetitions. Cells the run
 would skip here (an unavailable backend or block I/O controls) are priced at 0 s. The
 spec's claims (`findings:`) are listed with whether this profile can test them here.
@@ -19,12 +23,20 @@ from rich.table import Table
 from rich.text import Text
 
 from contio.experiment.findings import FindingSpec, level_text, selects
-from contio.experiment.matrix import Cell, Member, describe_order, execution_order
+from contio.experiment.matrix import (
+    Cell,
+    Member,
+    describe_order,
+    execution_order,
+    repetition_sequence,
+)
+from contio.experiment.parts import CellOrder
 from contio.experiment.spec import ExperimentSpec
 from contio.experiment.stand_ins import stand_in
 from contio.qos.io_controls import process_controller
 from contio.run.backend_pool import describe_plan, probe_unavailable
 from contio.run.docker_preparation import DockerPlan
+from contio.run.loads import LoadedData, needs_load
 from contio.run.stopping import planned_repetitions
 
 ASSUMED_OPS_PER_SEC = {"null": 1_000_000.0}
@@ -67,33 +79,130 @@ def load_seconds(member: Member, spec: ExperimentSpec) -> float:
     return records / _rate(member.target, spec.load_thread_count)
 
 
-def estimates(
-    cells: list[Cell], spec: ExperimentSpec, skipped: frozenset[str] = frozenset()
-) -> dict[str, tuple[float, float]]:
-    """Per cell key, the fewest and most seconds it should take (loads included); the
-    cells in `skipped` (their backend or controls are unavailable here) take none."""
-    low_reps, high_reps = planned_repetitions(spec.stop, spec.repetition_count)
-    found: dict[str, tuple[float, float]] = {}
-    previous_key = None
-    for cell in cells:
+INTERLEAVE_COST_LIMIT = 0.25
+"""How much longer than a random order an `auto` order may make a run and still be
+interleaved: interleaving spreads every cell over the run (drift no longer reads as a
+difference between cells), worth a quarter more time, not a half (paper 000's Cassandra
+groups under `load.reuse: always` reload and restart their servers every round)."""
+PRICING_SEED = 0
+"""The seed a random or interleaved order is priced with when the spec gives none (the
+run draws its own): the loads a random order needs do not depend on it, an interleaved
+one's hardly (only whether two rounds' pair boundary happens to keep one group)."""
+
+
+@dataclass(frozen=True)
+class Priced:
+    """The seconds of every cell for one number of repetitions each, and the loads."""
+
+    seconds: dict[str, float]
+    """Per cell key: its run phases and the loads made for it."""
+    loads: int
+
+
+def _priced(
+    cells: list[Cell],
+    spec: ExperimentSpec,
+    skipped: frozenset[str],
+    repetitions: int,
+    order: CellOrder,
+) -> Priced:
+    """`repetitions` repetitions of each cell, run in `order` (not `auto`): its run
+    phases, and the loads (with the database servers' start) the load policy makes it
+    wait for (`contio.run.loads.needs_load`, as the runner decides them)."""
+    seed = order.seed if order.seed is not None else PRICING_SEED
+    found = dict.fromkeys((c.key for c in cells), 0.0)
+    loads = 0
+    loaded: LoadedData | None = None
+    for cell in repetition_sequence(cells, order.mode, seed, repetitions):
         if cell.key in skipped:
-            found[cell.key] = (0.0, 0.0)  # the runner skips it before loading anything
-            continue
+            continue  # the runner skips it before loading anything
         overhead = PHASE_OVERHEAD_S
         if cell.level.get("runtime") == "docker":
             overhead += CONTAINER_OVERHEAD_S
-        run = max(run_seconds(m, spec) for m in cell.members) + overhead
-        load = max(load_seconds(m, spec) for m in cell.members) + overhead
-        servers = [SERVER_START_S.get(m.target, 2.0) for m in cell.members if m.database]
-        load += max(servers, default=0.0)  # servers start with each load, all at once
-        reloads = spec.load.reuse == "never" or (spec.load.reuse == "auto" and not cell.read_only)
-        first_of_group = cell.load_key() != previous_key
-        previous_key = cell.load_key()
-        found[cell.key] = tuple(  # type: ignore[assignment]
-            reps * run + (reps * load if reloads else (load if first_of_group else 0.0))
-            for reps in (low_reps, high_reps)
+        if needs_load(spec.load.reuse, loaded, cell):
+            load = max(load_seconds(m, spec) for m in cell.members) + overhead
+            servers = [SERVER_START_S.get(m.target, 2.0) for m in cell.members if m.database]
+            found[cell.key] += load + max(servers, default=0.0)  # servers start with each load
+            loads += 1
+            loaded = LoadedData(cell.load_key(), cell.level["backend"], [])
+        assert loaded is not None
+        found[cell.key] += max(run_seconds(m, spec) for m in cell.members) + overhead
+        if not cell.read_only:
+            loaded.fresh = False
+    return Priced(found, loads)
+
+
+def estimates(
+    cells: list[Cell],
+    spec: ExperimentSpec,
+    skipped: frozenset[str] = frozenset(),
+    order: CellOrder | None = None,
+) -> dict[str, tuple[float, float]]:
+    """Per cell key, the fewest and most seconds it should take (loads included, each
+    charged to the cell it is made for, in `order`, default the spec's, `auto` resolved);
+    the cells in `skipped` (their backend or controls are unavailable here) take none."""
+    order = resolved_order(cells, spec, order)
+    low_reps, high_reps = planned_repetitions(spec.stop, spec.repetition_count)
+    low = _priced(cells, spec, skipped, low_reps, order).seconds
+    high = low if high_reps == low_reps else _priced(cells, spec, skipped, high_reps, order).seconds
+    return {key: (low[key], high[key]) for key in low}
+
+
+@dataclass(frozen=True)
+class OrderCost:
+    """What an `interleaved` order costs over a `random` one for a spec, at each cell's
+    fewest repetitions, every cell priced as if it runs."""
+
+    random_loads: int
+    random_seconds: float
+    interleaved_loads: int
+    interleaved_seconds: float
+
+    @property
+    def extra(self) -> float:
+        """Interleaved's seconds over random's, as a fraction of random's."""
+        if self.random_seconds <= 0:
+            return 0.0
+        return self.interleaved_seconds / self.random_seconds - 1
+
+    def text(self) -> str:
+        """ "interleaved rounds: 11 loads against random's 4 …, +47 %" or "cost nothing"."""
+        loads, random_loads = self.interleaved_loads, self.random_loads
+        if loads <= random_loads and self.extra < 0.005:
+            return f"interleaved rounds cost nothing over random here ({loads} loads)"
+        return (
+            f"interleaved rounds: {loads} loads against random's {random_loads}, "
+            f"{_duration(self.interleaved_seconds)} against {_duration(self.random_seconds)} "
+            f"(+{100 * self.extra:.0f} %)"
         )
-    return found
+
+
+def order_cost(cells: list[Cell], spec: ExperimentSpec) -> OrderCost:
+    """`interleaved` against `random` for this spec (`OrderCost`)."""
+    low_reps, _ = planned_repetitions(spec.stop, spec.repetition_count)
+    seed = spec.order.seed
+    random_, interleaved = (
+        _priced(cells, spec, frozenset(), low_reps, CellOrder(mode=mode, seed=seed))
+        for mode in ("random", "interleaved")
+    )
+    return OrderCost(
+        random_.loads, sum(random_.seconds.values()),
+        interleaved.loads, sum(interleaved.seconds.values()),
+    )  # fmt: skip
+
+
+def resolved_order(
+    cells: list[Cell], spec: ExperimentSpec, order: CellOrder | None = None
+) -> CellOrder:
+    """`order` (default the spec's) with `auto` made `interleaved` when it costs at most
+    `INTERLEAVE_COST_LIMIT` more than `random` for this spec (`order_cost`: more loads
+    and database server starts where a group's data could have served several
+    repetitions), else `random`; the seed is kept (None: drawn when the run starts)."""
+    order = order or spec.order
+    if order.mode != "auto":
+        return order
+    interleave = order_cost(cells, spec).extra <= INTERLEAVE_COST_LIMIT
+    return CellOrder(mode="interleaved" if interleave else "random", seed=order.seed)
 
 
 def _cells(count: int) -> str:
@@ -186,6 +295,28 @@ class Plan:
             return True, f"{_cells(len(chosen))}; on {names}, standing in for {finding.system}"
         return True, _cells(len(chosen))
 
+    def _order_lines(self) -> list[Text]:
+        """The order the run will use (`auto` resolved), and what interleaving costs."""
+        wanted = self.spec.order
+        order = resolved_order(self.cells, self.spec)
+        said = describe_order(order)
+        if wanted.mode == "auto":
+            limit = f"{100 * INTERLEAVE_COST_LIMIT:.0f} %"
+            said += (
+                f" (auto: interleaving costs at most {limit} more than random here)"
+                if order.mode == "interleaved"
+                else f" (auto: interleaving would cost over {limit} more than random here)"
+            )
+        if order.mode == "fixed" or order.seed is not None:
+            first = " of the first round" if order.mode == "interleaved" else ""
+            said += f"; the table lists the cells in the order{first} they will run"
+        else:
+            said += "; the seed is recorded in the results, the table lists the cells by index"
+        lines = [Text(f"cell order: {said}")]
+        if order.mode != "fixed":
+            lines.append(Text(f"  {order_cost(self.cells, self.spec).text()}"))
+        return lines
+
     def render(self) -> Group:
         """The plan as rich renderables: backends, cells, duration."""
         spec = self.spec
@@ -199,14 +330,7 @@ class Plan:
                 + (f"{low_reps}" if low_reps == high_reps else f"{low_reps}–{high_reps}")
                 + " repetitions each"
             ),
-            Text(
-                f"cell order: {describe_order(spec.order)}"
-                + (
-                    " (the table lists the cells in the order they will run)"
-                    if spec.order.mode == "fixed" or spec.order.seed is not None
-                    else " (recorded in the results; the table lists the cells by index)"
-                )
-            ),
+            *self._order_lines(),
             Text("provisions:"),
         ]
         for name, definition in spec.backend_definitions().items():
@@ -241,8 +365,9 @@ class Plan:
         table.add_column("est.", justify="right")
         per_cell = estimates(self.cells, spec, self.skipped())
         shown = self.cells
-        if spec.order.mode == "fixed" or spec.order.seed is not None:
-            shown = execution_order(self.cells, spec.order.mode, spec.order.seed)
+        order = resolved_order(self.cells, spec)
+        if order.mode == "fixed" or order.seed is not None:
+            shown = execution_order(self.cells, order.mode, order.seed)
         for cell in shown:
             low, high = per_cell[cell.key]
             est = _duration(low) if low == high else f"{_duration(low)}–{_duration(high)}"

@@ -1,11 +1,13 @@
-"""The live progress display of a run: current cell and repetition, its ops/s so far,
-cells done out of all, and the ETA.
+"""The live progress display of a run: current cell and repetition (and round, in an
+interleaved order), its ops/s so far, cells done out of all, and the ETA.
 
 Drawn on stderr so stdout keeps only the results table. On a terminal it is a live
 bar redrawn as the engines report (about once a second); elsewhere (CI, pipes) each
 phase and each cell's end prints one plain line. The ETA scales the plan's estimate
-of the remaining cells (`contio.run.plan`) by how fast the finished ones went against
-their own estimate.
+of what remains (`contio.run.plan`, in the run's order) by how fast the finished
+repetitions went against their own estimate: each completed repetition counts for its
+share of its cell's estimate, so an interleaved run, whose cells finish only in the
+last rounds, has an ETA from its first round on.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing_extensions import Self
 from contio.experiment.matrix import Cell
 from contio.experiment.spec import ExperimentSpec
 from contio.run.plan import estimates
-from contio.run.stopping import projected_repetitions
+from contio.run.stopping import planned_repetitions, projected_repetitions
 from contio.stats import confidence_interval
 
 
@@ -32,6 +34,9 @@ class RunProgress:
         self.console = console or Console(stderr=True)
         self._spec = spec
         self._estimates = {key: low for key, (low, _) in estimates(cells, spec).items()}
+        low_reps, self._high_reps = planned_repetitions(spec.stop, spec.repetition_count)
+        self._per_repetition = {key: low / max(1, low_reps) for key, low in self._estimates.items()}
+        self._round = ""
         self._total = len(cells)
         self._done = 0
         self._estimated_done = 0.0
@@ -75,9 +80,27 @@ class RunProgress:
             if needed is not None and needed > len(throughputs):
                 ci += f" (≈ {needed} reps for ±{100 * stop.ci_target:g}%)"
         self._current = (
-            f"cell {cell.index}/{self._total} {cell.label} · rep {repetition}"
+            f"{self._round}cell {cell.index}/{self._total} {cell.label} · rep {repetition}"
             f"{self._repetition_bound()}{ci}"
         )
+
+    def start_round(self, number: int) -> None:
+        """Round `number` of an interleaved order begins (its cells' lines say so)."""
+        stop = self._spec.stop
+        if stop.adaptive:
+            of = f" of {stop.min_repetitions}–{stop.max_repetitions}"
+        else:
+            of = f"/{self._high_reps}"
+        self._round = f"round {number}{of} · "
+
+    def repetition_done(self, cell: Cell) -> None:
+        """A repetition of `cell` completed: its share of the cell's estimate is done."""
+        share = min(self._per_repetition.get(cell.key, 0.0), self._estimates.get(cell.key, 0.0))
+        if cell.key in self._estimates:
+            self._estimates[cell.key] -= share
+        self._estimated_done += share
+        self._spent_on_done = time.monotonic() - self._started
+        self._progress.update(self._task, eta=self._eta())
 
     def start_phase(self, cell: Cell, repetition: int, phase: str) -> None:
         """A load or run phase begins."""
@@ -136,7 +159,7 @@ class RunProgress:
 
     def _advance(self, cell: Cell, counted: bool) -> None:
         self._done += 1
-        estimate = self._estimates.pop(cell.key, 0.0)
+        estimate = self._estimates.pop(cell.key, 0.0)  # what its repetitions left of it
         if counted:
             self._estimated_done += estimate
             self._spent_on_done = time.monotonic() - self._started

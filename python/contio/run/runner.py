@@ -5,19 +5,26 @@ Before anything is provisioned: the engine checks every (target, workload,
 properties), and when cells run under docker the Docker engine is reached and their
 images built or reused (`contio.run.docker_preparation`).
 
-For each cell, in the spec's `order` (random by default, from a seed recorded in the
-index's meta `order` and in spec.json; `contio.experiment.matrix.execution_order`): skip it with a reason if its backend
-or its block I/O controls cannot be had here; otherwise repeat — load if the load
-policy asks (`contio.run.loads`; the runtime's executor starts database servers on the
-data first), drop caches if asked, run the cell's containers together through the
-runtime's executor with the host and each container sampled every second — until
-`contio.run.stopping` says it has enough. A cell whose phase fails (an engine error, a
-database that dies or never gets ready) is recorded `failed` with the reason and the
-run goes on with the next cell. Backends are provisioned on first use and torn down
-at the end, on a failure or on an interrupt; data (and its servers) is released
-before. With `resume`, cells already done in the folder's index are passed over
-(failed and skipped ones are tried again), a partly done cell goes on from its next
-repetition, and the cells run in the order recorded when the folder was made.
+The cells run in the spec's `order` (`auto` resolved by `contio.run.plan.resolved_order`;
+the mode and seed recorded in the index's meta `order` and in spec.json). Under `random`
+and `fixed` (`contio.experiment.matrix.execution_order`) each cell runs all its
+repetitions before the next; under `interleaved` the run goes in rounds
+(`contio.experiment.matrix.interleaved_rounds`), each giving one repetition to every cell
+whose stopping rule still wants one. Before a cell's first repetition: skip it with a
+reason if its backend or its block I/O controls cannot be had here. Each repetition:
+load if the load policy asks (`contio.run.loads`; the runtime's executor starts database
+servers on the data first; moving to another load group releases the data, so an
+interleaved order reloads a group each round), drop caches if asked, run the cell's
+containers together through the runtime's executor with the host and each container
+sampled every second; `contio.run.stopping` says when a cell has enough. A cell whose
+phase fails (an engine error, a database that dies or never gets ready) is recorded
+`failed` with the reason and the run goes on without it. Backends are provisioned on
+first use and torn down at the end, on a failure or on an interrupt; data (and its
+servers) is released before. With `resume`, cells already done in the folder's index
+are passed over (failed and skipped ones are tried again), a partly done cell goes on
+from its next repetition, and the cells run in the order recorded when the folder was
+made (interleaved: the same rounds, each cell's completed repetitions counting as its
+first rounds, so the run goes on mid-round).
 """
 
 from __future__ import annotations
@@ -45,7 +52,13 @@ from contio.errors import (
     InvalidSpecError,
 )
 from contio.experiment.checks import run_problems
-from contio.experiment.matrix import Cell, describe_order, execution_order, expand
+from contio.experiment.matrix import (
+    Cell,
+    describe_order,
+    execution_order,
+    expand,
+    interleaved_rounds,
+)
 from contio.experiment.parts import CellOrder
 from contio.experiment.spec import ExperimentSpec
 from contio.gluster.faults import FaultSchedule
@@ -76,6 +89,7 @@ from contio.run.phase_calls import (
     place_data,
 )
 from contio.run.phase_context import PhaseContext
+from contio.run.plan import resolved_order
 from contio.run.progress import RunProgress
 from contio.run.stopping import wants_another
 from contio.samplers.phase import data_disk, phase_columns
@@ -107,9 +121,10 @@ ORDER_META = "order"
 
 
 def drawn_order(order: CellOrder) -> CellOrder:
-    """`order` with a seed: the spec's, or one drawn now for a random order without one."""
-    if order.mode == "random" and order.seed is None:
-        return CellOrder(mode="random", seed=secrets.randbelow(2**31))
+    """`order` (resolved: not `auto`) with a seed: the spec's, or one drawn now for a
+    random or interleaved order without one."""
+    if order.mode != "fixed" and order.seed is None:
+        return CellOrder(mode=order.mode, seed=secrets.randbelow(2**31))
     return order
 
 
@@ -193,7 +208,8 @@ class Runner:
                 self._echo(f"warning: {repaired}")
             self.order = recorded_order(index)
             wanted = self.spec.order
-            if wanted.mode != self.order.mode or wanted.seed not in (None, self.order.seed):
+            other_mode = wanted.mode not in ("auto", self.order.mode)
+            if other_mode or wanted.seed not in (None, self.order.seed):
                 self._echo(
                     f"warning: {folder.path} goes on in the order it was started with "
                     f"({describe_order(self.order)}), not the spec's {describe_order(wanted)}"
@@ -201,7 +217,7 @@ class Runner:
         else:
             folder = ResultsFolder.create(self.results_root, self.spec.name)
             index = ResultsIndex.create(folder.path)
-            self.order = drawn_order(self.spec.order)
+            self.order = drawn_order(resolved_order(self.cells, self.spec))
             index.set_meta(ORDER_META, self.order.model_dump())
             folder.write_text("spec.yaml", self.spec_text)
             recorded = self.spec.model_copy(update={"order": self.order})
@@ -225,14 +241,20 @@ class Runner:
 
     def _run_all(self, engine: Path, folder: ResultsFolder, index: ResultsIndex) -> RunOutcome:
         ordered = execution_order(self.cells, self.order.mode, self.order.seed)
-        progress = self._progress_factory(ordered, self.spec)
+        # The display prices the cells in the order this run uses (`auto` resolved, or
+        # the order recorded by the session a resume goes on from).
+        shown = self.spec.model_copy(update={"order": self.order})
+        progress = self._progress_factory(ordered, shown)
         try:
             with progress:
-                for cell in ordered:
-                    if index.cell_status(cell.key) == "done":
-                        progress.cell_done(cell, already=True)
-                        continue
-                    self._run_cell(engine, folder, index, cell, progress)
+                if self.order.mode == "interleaved":
+                    self._run_rounds(engine, folder, index, progress)
+                else:
+                    for cell in ordered:
+                        if index.cell_status(cell.key) == "done":
+                            progress.cell_done(cell, already=True)
+                            continue
+                        self._run_cell(engine, folder, index, cell, progress)
         finally:
             try:
                 self._release_data()
@@ -252,6 +274,85 @@ class Runner:
                 summaries = summarize(index)
                 folder.replace_derived(SUMMARY_CSV, summary_rows(summaries))
         return RunOutcome(folder, summaries)
+
+    def _run_rounds(
+        self, engine: Path, folder: ResultsFolder, index: ResultsIndex, progress: RunProgress
+    ) -> None:
+        """The cells in rounds (`contio.experiment.matrix.interleaved_rounds`): round n
+        gives a repetition to each unfinished cell with fewer than n completed, so a
+        resumed run passes over the repetitions done before and goes on mid-round.
+
+        A cell is `running` from its first repetition until its stopping rule has
+        enough (`done`) or a repetition fails (`failed`: it gets no more rounds); when
+        the run stops early, every cell it left `running` becomes `interrupted`.
+        """
+        assert self.order.seed is not None
+        pending: dict[str, Cell] = {}
+        for cell in self.cells:
+            if index.cell_status(cell.key) == "done":
+                progress.cell_done(cell, already=True)
+            else:
+                pending[cell.key] = cell
+        started: set[str] = set()
+        rounds = interleaved_rounds(self.cells, self.order.seed)
+        number = 0
+        try:
+            while pending:
+                number += 1
+                progress.start_round(number)
+                for cell in next(rounds):
+                    if cell.key not in pending:
+                        continue
+                    if self._round_turn(engine, folder, index, cell, progress, number, started):
+                        del pending[cell.key]
+        except BaseException:
+            for key in started:
+                if index.cell_status(key) == "running":
+                    index.set_cell_status(
+                        key, "interrupted", "the run stopped before its last repetition"
+                    )
+            raise
+
+    def _round_turn(
+        self,
+        engine: Path,
+        folder: ResultsFolder,
+        index: ResultsIndex,
+        cell: Cell,
+        progress: RunProgress,
+        number: int,
+        started: set[str],
+    ) -> bool:
+        """`cell`'s turn in round `number`: one repetition if it has fewer than `number`
+        completed and its stopping rule wants another. True when the cell is finished
+        (done, failed or skipped); `started` gets the cells this session began."""
+        throughputs = index.completed_throughputs(cell.key, len(cell.members))
+        if len(throughputs) >= number:
+            return False  # its repetition of this round ran before a resume
+        if not wants_another(self.spec.stop, self.spec.repetition_count, throughputs):
+            index.set_cell_status(cell.key, "done")  # its last ran before a resume
+            progress.cell_done(cell, already=cell.key not in started)
+            return True
+        if cell.key not in started:
+            reason = self._skip_reason(cell)
+            if reason is not None:
+                index.set_cell_status(cell.key, "skipped", reason)
+                progress.cell_skipped(cell, reason)
+                return True
+            index.set_cell_status(cell.key, "running")
+            started.add(cell.key)
+        repetition = index.last_repetition(cell.key) + 1
+        if not self._guarded(
+            index, cell, progress,
+            lambda: self._repetition(engine, folder, index, cell, progress, repetition, throughputs),
+        ):  # fmt: skip
+            return True  # failed: no more rounds for it
+        progress.repetition_done(cell)
+        if wants_another(self.spec.stop, self.spec.repetition_count, throughputs):
+            return False
+        index.set_cell_status(cell.key, "done")
+        progress.cell_done(cell)
+        return True
 
     def check_with_engine(self) -> None:
         """Let the engine validate every (target, workload, properties) before anything
@@ -314,15 +415,27 @@ class Runner:
             progress.cell_skipped(cell, reason)
             return
         index.set_cell_status(cell.key, "running")
+        if self._guarded(
+            index, cell, progress, lambda: self._repeat(engine, folder, index, cell, progress)
+        ):
+            index.set_cell_status(cell.key, "done")
+            progress.cell_done(cell)
+
+    def _guarded(
+        self, index: ResultsIndex, cell: Cell, progress: RunProgress, action: Callable[[], None]
+    ) -> bool:
+        """Run `action` (repetitions of `cell`); False when one failed, which fails the
+        cell (the run goes on with the next); an interrupt or any other error ends the
+        run with the cell `interrupted` or `failed`."""
         try:
-            self._repeat(engine, folder, index, cell, progress)
+            action()
         except CELL_FAILURES as exc:
             reason = str(exc)
             index.set_cell_status(cell.key, "failed", reason)
             progress.cell_failed(cell, reason)
             # Half-loaded data and dead servers are of no use to the next cell.
             self._release_data()
-            return
+            return False
         except (Interrupted, KeyboardInterrupt) as exc:
             index.set_cell_status(cell.key, "interrupted", str(exc) or "interrupted")
             raise
@@ -330,8 +443,7 @@ class Runner:
             # The experiment ends here; the cell must not look as if it still ran.
             index.set_cell_status(cell.key, "failed", f"the run was aborted: {exc}")
             raise
-        index.set_cell_status(cell.key, "done")
-        progress.cell_done(cell)
+        return True
 
     def _repeat(
         self,
@@ -346,18 +458,33 @@ class Runner:
         repetition = index.last_repetition(cell.key)
         while wants_another(self.spec.stop, self.spec.repetition_count, throughputs):
             repetition += 1
-            progress.start_repetition(cell, repetition, throughputs)
-            context = PhaseContext(self.spec, folder, self._session, cell, repetition, "load")
-            try:
-                loaded = self._ensure_load(engine, context, index, progress)
-                if self.spec.drop_caches:
-                    drop_page_cache()
-                records = self._phase(engine, context.at("run"), index, loaded, progress)
-            except CellFailed as exc:
-                raise CellFailed(f"repetition {repetition}: {exc}") from exc
-            if not cell.read_only:
-                loaded.fresh = False  # later cells on this load see changed data
-            throughputs.append(sum(r.steady_ops_per_sec for r in records))
+            self._repetition(engine, folder, index, cell, progress, repetition, throughputs)
+            progress.repetition_done(cell)
+
+    def _repetition(
+        self,
+        engine: Path,
+        folder: ResultsFolder,
+        index: ResultsIndex,
+        cell: Cell,
+        progress: RunProgress,
+        repetition: int,
+        throughputs: list[float],
+    ) -> None:
+        """Repetition number `repetition` of `cell`: load if the load policy asks, drop
+        caches if asked, run; its ops/s is appended to `throughputs`."""
+        progress.start_repetition(cell, repetition, throughputs)
+        context = PhaseContext(self.spec, folder, self._session, cell, repetition, "load")
+        try:
+            loaded = self._ensure_load(engine, context, index, progress)
+            if self.spec.drop_caches:
+                drop_page_cache()
+            records = self._phase(engine, context.at("run"), index, loaded, progress)
+        except CellFailed as exc:
+            raise CellFailed(f"repetition {repetition}: {exc}") from exc
+        if not cell.read_only:
+            loaded.fresh = False  # later cells on this load see changed data
+        throughputs.append(sum(r.steady_ops_per_sec for r in records))
 
     def _ensure_load(
         self, engine: Path, context: PhaseContext, index: ResultsIndex, progress: RunProgress
