@@ -60,8 +60,10 @@ def test_engine_threads_spinning_on_every_core_are_flagged(tmp_path, engine):
     # The null target answers at once: each thread keeps a core busy.
     check = cpu_check(tmp_path, threads=2 * (os.cpu_count() or 1), delay_us=0)
     assert check.passed is False, check.reason
-    assert check.measured["process_cpu_percent_of_cores"] >= 90, check.reason
-    assert "fewer threads or containers" in check.reason
+    assert "the cell measured the CPU, not storage" in check.reason
+    # The engine itself kept at least half a core busy (on a busy machine the
+    # scheduler shares the rest with other work, which the reason then names).
+    assert check.measured["client_cpu_percent"] >= 50, check.reason
 
 
 def test_one_mostly_sleeping_thread_is_not(tmp_path, engine):
