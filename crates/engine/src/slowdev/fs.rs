@@ -27,9 +27,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fuser::{
-    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo,
-    InitFlags, KernelConfig, LockOwner, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory,
-    ReplyEmpty, ReplyEntry, ReplyOpen, ReplyWrite, Request, TimeOrNow, WriteFlags,
+    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags,
+    KernelConfig, LockOwner, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
+    ReplyEntry, ReplyOpen, ReplyWrite, Request, TimeOrNow, WriteFlags,
 };
 use memmap2::MmapMut;
 
@@ -473,9 +473,8 @@ impl Filesystem for SlowFs {
             return reply.error(Errno::EINVAL);
         };
         // SAFETY: fallocate takes a file descriptor this struct owns and plain integers.
-        let done = unsafe {
-            libc::fallocate(self.backing.buffered.as_raw_fd(), mode, offset, length)
-        };
+        let done =
+            unsafe { libc::fallocate(self.backing.buffered.as_raw_fd(), mode, offset, length) };
         if done == 0 {
             reply.ok()
         } else {

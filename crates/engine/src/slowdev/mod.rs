@@ -46,7 +46,8 @@ pub const USAGE: &str = "contio-engine slowdev --file FILE --mountpoint DIR \
     [--bandwidth RATE] [--read-bps RATE] [--write-bps RATE] [--iops N] [--read-iops N] \
     [--write-iops N] [--threads N]   (RATE: bytes/s, or with a unit: 50MB/s, 20MiB/s)";
 
-/// The file system's name in /proc/mounts (`fuse.contio-slowdev`).
+/// The mount's source in /proc/self/mountinfo (its type is `fuse`: mounting with mount(2)
+/// directly, as fuser does as root, leaves no `fuse.SUBTYPE`).
 pub const FS_NAME: &str = "contio-slowdev";
 
 /// What `slowdev` was asked to do.
@@ -174,9 +175,8 @@ fn install_signal_handlers() -> Result<(), String> {
     for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
         // SAFETY: the handler only touches an atomic and calls _exit, both allowed in
         // a signal handler.
-        let previous = unsafe {
-            signal_hook::low_level::register(signal, move || on_signal(signal))
-        };
+        let previous =
+            unsafe { signal_hook::low_level::register(signal, move || on_signal(signal)) };
         previous.map_err(|e| format!("cannot handle signal {signal}: {e}"))?;
     }
     Ok(())
@@ -193,7 +193,10 @@ fn detach(mountpoint: &Path) {
         let error = std::io::Error::last_os_error();
         // EINVAL: not mounted any more (unmounted from outside); nothing to do.
         if error.raw_os_error() != Some(libc::EINVAL) {
-            eprintln!("contio-engine slowdev: detaching {}: {error}", mountpoint.display());
+            eprintln!(
+                "contio-engine slowdev: detaching {}: {error}",
+                mountpoint.display()
+            );
         }
     }
 }
@@ -220,7 +223,6 @@ fn serve(options: &Options) -> Result<(), String> {
     let mut config = Config::default();
     config.mount_options = vec![
         MountOption::FSName(FS_NAME.into()),
-        MountOption::Subtype(FS_NAME.into()),
         MountOption::RW,
         MountOption::NoExec,
         MountOption::NoAtime,
@@ -293,8 +295,16 @@ mod tests {
     #[test]
     fn options_are_parsed() {
         let parsed = parse(&args(&[
-            "--file", "/a/disk.img", "--mountpoint", "/m", "--bandwidth", "50MB/s",
-            "--write-iops", "100", "--threads", "2",
+            "--file",
+            "/a/disk.img",
+            "--mountpoint",
+            "/m",
+            "--bandwidth",
+            "50MB/s",
+            "--write-iops",
+            "100",
+            "--threads",
+            "2",
         ]))
         .unwrap();
         assert_eq!(parsed.file, PathBuf::from("/a/disk.img"));
@@ -310,11 +320,22 @@ mod tests {
         assert!(error(&["--file", "f", "--mountpoint", "m"]).contains("at least one cap"));
         assert!(error(&["--mountpoint", "m", "--iops", "5"]).contains("--file"));
         assert!(error(&["--file", "f", "--iops", "5"]).contains("--mountpoint"));
-        assert!(error(&["--file", "f", "--mountpoint", "m", "--bandwidth", "fast"])
-            .contains("'fast' is not a rate"));
+        assert!(
+            error(&["--file", "f", "--mountpoint", "m", "--bandwidth", "fast"])
+                .contains("'fast' is not a rate")
+        );
         assert!(error(&["--file", "f", "--speed", "5"]).contains("unknown option '--speed'"));
         assert!(error(&["--file"]).contains("--file needs a value"));
-        assert!(error(&["--file", "f", "--mountpoint", "m", "--iops", "5", "--threads", "0"])
-            .contains("--threads"));
+        assert!(error(&[
+            "--file",
+            "f",
+            "--mountpoint",
+            "m",
+            "--iops",
+            "5",
+            "--threads",
+            "0"
+        ])
+        .contains("--threads"));
     }
 }
