@@ -23,10 +23,10 @@ from contio.errors import BackendError, BackendOptionError, UsageError
 from contio.qos.calibration import calibrate
 
 MB = 1_000_000
-CAP = 50 * MB
+CAP = 20 * MB
 LOOP = {"mode": "device", "device": "loop", "format": "xfs", "loop_size": "512MiB",
         "loop_direct_io": True}  # fmt: skip
-SLOW = {**LOOP, "device_bandwidth": "50MB/s"}
+SLOW = {**LOOP, "device_bandwidth": "20MB/s"}
 
 
 def daemons_of(directory: Path) -> list[int]:
@@ -76,7 +76,7 @@ def test_slow_loop_device_moves_data_at_its_cap_far_below_the_plain_one(
     state_dir, tmp_path, no_leaks, engine_verify
 ):
     with registry.create("local", LOOP) as plain:
-        fast = calibrate(plain.new_directory("calibration"), size=96 << 20)
+        fast = calibrate(plain.new_directory("calibration"), size=48 << 20)
     with registry.create("local", SLOW) as backend:
         described = backend.describe()
         assert described["slow_device"]["caps"] == {"bandwidth": CAP}
@@ -85,14 +85,15 @@ def test_slow_loop_device_moves_data_at_its_cap_far_below_the_plain_one(
         # The data arrives intact through the paced file.
         verified = engine_verify(backend.new_directory("verify"), tmp_path, direct=True, size="4m")
         assert verified.checked == verified.written == 64
-        slow = calibrate(backend.new_directory("calibration"), size=96 << 20)
+        slow = calibrate(backend.new_directory("calibration"), size=48 << 20)
         workdir = backend.workdir
     for rate in (slow.write_bps, slow.read_bps):
         # The cap, less a little (the fsync, the first request), never above it.
         assert 0.75 * CAP < rate < 1.05 * CAP, (slow, fast)
-    # The same loop device unpaced is many times faster (a ratio: the machine is shared).
-    assert fast.read_bps > 4 * slow.read_bps, (slow, fast)
-    assert fast.write_bps > 2 * slow.write_bps, (slow, fast)
+    # The same loop device unpaced is many times faster (a ratio: the machine is shared;
+    # 206 and 362 MB/s written and read while a benchmark shared the host's disk).
+    assert fast.read_bps > 5 * slow.read_bps, (slow, fast)
+    assert fast.write_bps > 3 * slow.write_bps, (slow, fast)
     assert daemons_of(workdir) == []
     assert not workdir.exists()
 
@@ -102,7 +103,7 @@ def test_concurrent_readers_share_the_cap(state_dir, no_leaks):
         data = backend.new_directory("data")
         files = [data / "a", data / "b"]
         for path in files:
-            write_direct(path, 24 << 20)
+            write_direct(path, 16 << 20)
         seconds = [0.0, 0.0]
         threads = [
             threading.Thread(target=read_direct, args=(path, seconds, i))
@@ -114,16 +115,16 @@ def test_concurrent_readers_share_the_cap(state_dir, no_leaks):
         for thread in threads:
             thread.join()
         both = time.perf_counter() - start
-    total = 2 * (24 << 20)
+    total = 2 * (16 << 20)
     # Together they move the device's cap, not twice it; each gets a fair part of it.
     assert 0.75 * CAP < total / both < 1.05 * CAP, (both, seconds)
     for elapsed in seconds:
-        assert (24 << 20) / elapsed < 0.75 * CAP, seconds
+        assert (16 << 20) / elapsed < 0.75 * CAP, seconds
 
 
 def test_daemon_ends_on_sigterm_and_the_page_cache_does_not_hide_the_cap(tmp_path, no_leaks):
     backing = tmp_path / "disk.img"
-    backing.write_bytes(os.urandom(10 * MB))
+    backing.write_bytes(os.urandom(4 * MB))
     journal = UndoJournal(tmp_path / "journal.json")
     device = slow_device.serve(
         backing, tmp_path / "mnt", slow_device.DeviceCaps(read_bps=CAP), journal
@@ -136,13 +137,13 @@ def test_daemon_ends_on_sigterm_and_the_page_cache_does_not_hide_the_cap(tmp_pat
         for _ in range(2):
             start = time.perf_counter()
             assert device.file.read_bytes() == backing.read_bytes()
-            assert time.perf_counter() - start > 0.8 * 10 * MB / CAP
+            assert time.perf_counter() - start > 0.8 * 4 * MB / CAP
         os.kill(device.pid, signal.SIGTERM)
         child = slow_device._CHILDREN[device.pid]
         assert child.wait(timeout=10) == 0
         assert not mountinfo.is_mount_point(tmp_path / "mnt")
         summary = (tmp_path / "mnt.log").read_text()
-        assert '"read_bytes":20000000' in summary.replace(" ", ""), summary
+        assert '"read_bytes":8000000' in summary.replace(" ", ""), summary
     finally:
         journal.undo_all()
     assert not (tmp_path / "mnt").exists() and not (tmp_path / "mnt.log").exists()
