@@ -121,7 +121,8 @@ impl Backing {
 
     /// The O_DIRECT file for a request at `offset` of `len` bytes, if it is aligned.
     fn direct_for(&self, offset: u64, len: usize) -> Option<&File> {
-        let aligned = offset % DIRECT_ALIGN == 0 && len as u64 % DIRECT_ALIGN == 0;
+        let aligned =
+            offset.is_multiple_of(DIRECT_ALIGN) && (len as u64).is_multiple_of(DIRECT_ALIGN);
         self.direct.as_ref().filter(|_| aligned)
     }
 }
