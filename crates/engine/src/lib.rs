@@ -14,6 +14,7 @@ pub mod measure;
 pub mod parent;
 pub mod properties;
 pub mod result;
+pub mod slowdev;
 pub mod target;
 pub mod tpcc;
 pub mod workload;

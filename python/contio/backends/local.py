@@ -5,6 +5,10 @@ or a Docker named volume.
   into containers.
 - `mode: device` — a block device (`device: /dev/sdX`, or `device: loop` for a loop device
   over a sparse file of `loop_size`), formatted with `format` when given, mounted by contio.
+  A loop device can be made a slow device (`device_bandwidth: 200MB/s`, and/or
+  `device_read_bps`, `device_write_bps`, `device_iops`): its backing file is then served
+  through a FUSE file system paced to those device-wide caps (`slow_device`), so that
+  everything using the device shares one slow disk.
 - `mode: docker-volume` — one Docker named volume (local driver) per container; the
   Docker runtime creates and removes it.
 """
@@ -14,9 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from contio.backends import block_device, filesystem, loop_device, mountinfo
+from contio.backends import block_device, filesystem, loop_device, mountinfo, slow_device
 from contio.backends.interface import (
     BackendOptions,
     Capabilities,
@@ -25,7 +29,11 @@ from contio.backends.interface import (
     HostPath,
     JournaledBackend,
 )
-from contio.errors import BackendError, BackendOptionError
+from contio.errors import BackendError, BackendOptionError, QosConfigError
+from contio.qos.limits import ALLOWED_RATE, parse_rate
+
+DEVICE_CAPS = ("device_bandwidth", "device_read_bps", "device_write_bps", "device_iops")
+"""The slow-device options, in `slow_device.DeviceCaps` order."""
 
 
 class LocalOptions(BackendOptions):
@@ -39,6 +47,15 @@ class LocalOptions(BackendOptions):
     """`device: loop` only: the loop device reads and writes its backing file with
     O_DIRECT (no second page cache), so its I/O reaches the disk below as a real
     device's would; block I/O weights need that to have a bottleneck to divide."""
+    device_bandwidth: int | str | None = None
+    """`device: loop` only: cap reads and writes of the whole device together at this
+    many bytes/s (`200MB/s`, `50MiB/s`, an integer): a slow device (module docstring)."""
+    device_read_bps: int | str | None = None
+    """`device: loop` only: cap the device's reads (bytes/s)."""
+    device_write_bps: int | str | None = None
+    """`device: loop` only: cap the device's writes (bytes/s)."""
+    device_iops: int | str | None = None
+    """`device: loop` only: cap the device's requests per second (reads and writes)."""
     format: Literal["xfs", "ext4"] | None = None
     mkfs_options: list[str] = Field(default_factory=list)
     mount_options: list[str] = Field(default_factory=list)
@@ -48,6 +65,23 @@ class LocalOptions(BackendOptions):
     def _size(cls, value: str) -> str:
         filesystem.parse_size(value)
         return value
+
+    @field_validator(*DEVICE_CAPS)
+    @classmethod
+    def _rate(cls, value: int | str | None, info: ValidationInfo) -> int | None:
+        # Kept as integers per second, so results record the cap the daemon applied.
+        if value is None:
+            return None
+        try:
+            return parse_rate(str(info.field_name), value)
+        except QosConfigError:
+            raise ValueError(f"must be {ALLOWED_RATE}, not {value!r}") from None
+
+    @property
+    def device_caps(self) -> slow_device.DeviceCaps:
+        """The slow-device caps (empty: the device is not slowed)."""
+        caps = [getattr(self, name) for name in DEVICE_CAPS]
+        return slow_device.DeviceCaps(*caps)
 
     @model_validator(mode="after")
     def _mode_fields(self) -> LocalOptions:
@@ -65,11 +99,20 @@ class LocalOptions(BackendOptions):
                 raise ValueError(f"{small}; 'loop_size' is {self.loop_size}")
         if self.loop_direct_io and self.device != "loop":
             raise ValueError("'loop_direct_io' applies to 'device: loop' only")
+        for name in DEVICE_CAPS:
+            if getattr(self, name) is not None and self.device != "loop":
+                raise ValueError(
+                    f"'{name}' makes a loop device slow: it needs mode 'device' with "
+                    f"device 'loop', not {self._where()}"
+                )
         if self.mode != "device" and (self.device or self.format or self.mount_options):
             raise ValueError("'device', 'format' and 'mount_options' apply to mode 'device' only")
         if self.mode != "directory" and self.path is not None:
             raise ValueError("'path' applies to mode 'directory' only")
         return self
+
+    def _where(self) -> str:
+        return f"device '{self.device}'" if self.mode == "device" else f"mode '{self.mode}'"
 
 
 class LocalBackend(JournaledBackend):
@@ -91,6 +134,7 @@ class LocalBackend(JournaledBackend):
         super().__init__(options, workdir, experiment)
         self._device: str | None = None
         self._root: Path | None = None
+        self._slow: slow_device.SlowDevice | None = None
 
     def build(self) -> None:
         opts = self.options
@@ -111,7 +155,14 @@ class LocalBackend(JournaledBackend):
         if opts.device == "loop":
             image = self.workdir / "disk.img"
             size = filesystem.parse_size(opts.loop_size)
-            device = loop_device.attach(image, size, self.journal, direct_io=opts.loop_direct_io)
+            loop_device.make_image(image, size, self.journal)
+            if not opts.device_caps.empty:
+                # The loop device reads and writes the image through the paced FUSE file.
+                slow = slow_device.serve(
+                    image, self.workdir / "slowdev", opts.device_caps, self.journal
+                )
+                self._slow, image = slow, slow.file
+            device = loop_device.attach_file(image, self.journal, direct_io=opts.loop_direct_io)
         else:
             device = str(opts.device)
             if not block_device.is_block_device(device):
@@ -155,6 +206,8 @@ class LocalBackend(JournaledBackend):
         if self._device is not None:
             info["device"] = block_device.describe(self._device)
             info["formatted_by_contio"] = self.options.format
+        if self._slow is not None:
+            info["slow_device"] = self._slow.describe()
         if self.options.mode == "docker-volume":
             info["volume_driver"] = "local"
         return info

@@ -20,6 +20,12 @@ def attach(image: Path, size_bytes: int, journal: UndoJournal, *, direct_io: boo
 
     `direct_io`: the loop driver accesses the file with O_DIRECT (`losetup --direct-io=on`).
     """
+    make_image(image, size_bytes, journal)
+    return attach_file(image, journal, direct_io=direct_io)
+
+
+def make_image(image: Path, size_bytes: int, journal: UndoJournal) -> None:
+    """A new sparse file `image` of `size_bytes`, recorded in `journal`."""
     command.require_program("losetup", "mount")
     if image.exists():
         raise BackendError(f"loop image {image} already exists; refusing to reuse it")
@@ -27,11 +33,16 @@ def attach(image: Path, size_bytes: int, journal: UndoJournal, *, direct_io: boo
     with open(image, "xb") as fh:
         fh.truncate(size_bytes)  # sparse: blocks are allocated only when written
     journal.record("file", path=str(image))
+
+
+def attach_file(path: Path, journal: UndoJournal, *, direct_io: bool = False) -> str:
+    """A new loop device over the existing file `path` (recorded in `journal`)."""
+    command.require_program("losetup", "mount")
     flags = ["--direct-io=on"] if direct_io else []
-    device = command.run(["losetup", "--find", "--show", *flags, str(image)]).stdout.strip()
+    device = command.run(["losetup", "--find", "--show", *flags, str(path)]).stdout.strip()
     if not device.startswith("/dev/loop"):
         raise BackendError(f"losetup returned an unexpected device name {device!r}")
-    journal.record("loop", device=device, backing_file=str(image))
+    journal.record("loop", device=device, backing_file=str(path))
     return device
 
 

@@ -184,6 +184,7 @@ DEFERRED_UNDO_ACTIONS: dict[str, str] = {
     "gluster-cluster": "contio.gluster.local_cluster:undo_cluster",
     "nfs-export": "contio.backends.nfs:undo_export",
     "loop": "contio.backends.loop_device:undo_loop",
+    "slowdev": "contio.backends.slow_device:undo_slowdev",
 }
 
 
