@@ -3,7 +3,8 @@
 //! or YCSB's `[-db CLASS] [-load|-t] [-P FILE]... [-p KEY=VALUE]... [-threads N]
 //! [-target OPS] [-s] [-l LABEL]` in any order (what `bin/ycsb` hands to YCSB's
 //! `Client`); `targets`, `--version`. Flags may also be spelt with two dashes.
-//! `sysbench ...` and `fio ...` hand their arguments to `crate::fileio`, `tpcc ...` to `crate::tpcc`.
+//! `sysbench ...` and `fio ...` hand their arguments to `crate::fileio`, `tpcc ...` to `crate::tpcc`,
+//! `cstress ...` to `crate::cstress`.
 
 use std::path::PathBuf;
 
@@ -17,6 +18,7 @@ pub const USAGE: &str =
                          | contio-engine sysbench fileio [OPTIONS] prepare|run|cleanup \
                          | contio-engine fio JOBFILE \
                          | contio-engine tpcc load|run|check mysql|postgres [-P FILE]... [-p KEY=VALUE]... [-threads N] [-s] [-json PATH] \
+                         | contio-engine cstress write|read|mixed [cassandra] [cassandra-stress options] [-p KEY=VALUE]... [-s] [-json PATH] \
                          | contio-engine targets | contio-engine --version";
 
 /// A property source, in command-line order (later ones win).
@@ -56,6 +58,8 @@ pub enum Command {
     Fio(Vec<String>),
     /// `tpcc load|run|check TARGET ...` (parsed by `crate::tpcc`).
     Tpcc(Vec<String>),
+    /// `cstress write|read|mixed [cassandra] ...` (parsed by `crate::cstress`).
+    Cstress(Vec<String>),
     Version,
     Help,
 }
@@ -87,12 +91,13 @@ pub fn parse(args: &[String]) -> Result<Command, CliError> {
         "sysbench" => return Ok(Command::Sysbench(args[1..].to_vec())),
         "fio" => return Ok(Command::Fio(args[1..].to_vec())),
         "tpcc" => return Ok(Command::Tpcc(args[1..].to_vec())),
+        "cstress" => return Ok(Command::Cstress(args[1..].to_vec())),
         "--version" | "-version" | "version" => return Ok(Command::Version),
         "--help" | "-h" | "-help" | "help" => return Ok(Command::Help),
         other if other.starts_with('-') => return parse_ycsb_form(args),
         other => {
             return Err(usage_error(format!(
-                "unknown command '{other}'; expected load, run, sysbench, fio, tpcc, targets, --version \
+                "unknown command '{other}'; expected load, run, sysbench, fio, tpcc, cstress, targets, --version \
                  or YCSB's options (-db CLASS -load|-t ...)"
             )))
         }
