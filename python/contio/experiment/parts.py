@@ -25,10 +25,10 @@ from pydantic_core import PydanticCustomError
 
 from contio.errors import FileWorkloadError
 from contio.targets.engine_targets import DATABASE_BINDINGS, TARGETS, target_names
+from contio.workload.cstress_kind import cstress_workload
 from contio.workload.file_entries import file_workload
 from contio.workload.files import WorkloadRef, resolve_workload
 from contio.workload.kinds import KINDS, kind_names
-from contio.workload.cstress_kind import cstress_workload
 from contio.workload.tpcc_kind import tpcc_workload
 from contio.yaml_input import Integer, Number, PositiveInteger
 

@@ -154,9 +154,12 @@ pub fn parse(argv: &[String]) -> Result<Args, CliError> {
             )))
         }
     });
-    // The target, when named: a bare word that is no option.
+    // The target, when named: a bare name that is no option.
     if let Some(word) = rest.peek() {
-        let bare = !word.starts_with('-') && !word.contains(['=', '(']);
+        let bare = !word.starts_with('-')
+            && word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if bare && word.as_str() != "no-warmup" {
             if word.as_str() != "cassandra" {
                 return Err(usage_error(format!(
@@ -237,7 +240,8 @@ fn command_option(args: &mut Args, token: &str) -> Result<(), CliError> {
         args.clustering =
             Some(Dist::parse(spec).map_err(|e| usage_error(format!("clustering={spec}: {e}")))?);
     } else {
-        let only_mixed = !mixed && (lower.starts_with("ratio(") || lower.starts_with("clustering="));
+        let only_mixed =
+            !mixed && (lower.starts_with("ratio(") || lower.starts_with("clustering="));
         let why = if only_mixed {
             " (ratio and clustering are options of the mixed command)"
         } else {
@@ -407,7 +411,11 @@ fn fixed(text: &str) -> Result<usize, String> {
 
 /// `N(s|m|h)`, as cassandra-stress's `duration=`.
 fn duration(text: &str) -> Result<Duration, CliError> {
-    let bad = || usage_error(format!("duration={text}: expected a whole number and s, m or h"));
+    let bad = || {
+        usage_error(format!(
+            "duration={text}: expected a whole number and s, m or h"
+        ))
+    };
     let (digits, unit) = text.split_at(text.len().saturating_sub(1));
     let n: u64 = digits.parse().map_err(|_| bad())?;
     let seconds = match unit {
@@ -521,7 +529,10 @@ mod tests {
             })
         );
         assert_eq!((a.columns, a.column_size), (Some(5), Some(34)));
-        assert_eq!((a.replication, a.keyspace.as_deref()), (Some(1), Some("ks")));
+        assert_eq!(
+            (a.replication, a.keyspace.as_deref()),
+            (Some(1), Some("ks"))
+        );
         assert_eq!(a.connections, Some(2));
         assert!(a.ignore_errors && a.no_warmup);
         assert_eq!(a.retries, Some(3));
@@ -548,15 +559,24 @@ mod tests {
         assert!(a.show_status);
         assert_eq!(a.json.as_deref(), Some("-"));
         let p = parse(&argv("read -pop dist=gaussian(1..1000,5)")).unwrap();
-        assert!(matches!(p.population, Some(PopulationSpec::Dist(Dist::Gaussian { .. }))));
+        assert!(matches!(
+            p.population,
+            Some(PopulationSpec::Dist(Dist::Gaussian { .. }))
+        ));
     }
 
     #[test]
     fn refuses_what_it_does_not_know_naming_the_allowed() {
         let e = err("write -rate threads=4 throttle=100/s");
-        assert!(e.contains("'throttle=100/s'") && e.contains("threads=N"), "{e}");
+        assert!(
+            e.contains("'throttle=100/s'") && e.contains("threads=N"),
+            "{e}"
+        );
         let e = err("write -rat threads=4");
-        assert!(e.contains("'-rat'") && e.contains("did you mean '-rate'"), "{e}");
+        assert!(
+            e.contains("'-rat'") && e.contains("did you mean '-rate'"),
+            "{e}"
+        );
         let e = err("write err<0.01");
         assert!(e.contains("'err<0.01'") && e.contains("duration="), "{e}");
         let e = err("write ratio(write=1)");
@@ -574,7 +594,10 @@ mod tests {
         let e = err("write duration=10x");
         assert!(e.contains("duration=10x"), "{e}");
         let e = err("write -mode thrift");
-        assert!(e.contains("'thrift'") && e.contains("connectionsPerHost"), "{e}");
+        assert!(
+            e.contains("'thrift'") && e.contains("connectionsPerHost"),
+            "{e}"
+        );
         let e = err("write -pop seq=10..1");
         assert!(e.contains("empty"), "{e}");
     }

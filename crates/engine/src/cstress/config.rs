@@ -103,10 +103,9 @@ fn check_properties(pairs: &[(String, String)]) -> Result<Properties, EngineErro
     let mut props = Properties::new();
     for (key, value) in pairs {
         if let Some((_, option)) = OWN_OPTION.iter().find(|(k, _)| k == key) {
-            return Err(usage_error(format!(
-                "-p {key}: give it as cassandra-stress's {option}"
-            ))
-            .into());
+            return Err(
+                usage_error(format!("-p {key}: give it as cassandra-stress's {option}")).into(),
+            );
         }
         if !PROPERTIES.contains(&key.as_str()) {
             return Err(PropertyError::Unknown {
@@ -171,7 +170,11 @@ impl CstressConfig {
         }
         let consistency_name = args.consistency.unwrap_or_else(|| "LOCAL_ONE".into());
         let consistency = consistency_named(&consistency_name).ok_or_else(|| {
-            bad("cl", &consistency_name, &format!("one of {}", CONSISTENCY_LEVELS.join(", ")))
+            bad(
+                "cl",
+                &consistency_name,
+                &format!("one of {}", CONSISTENCY_LEVELS.join(", ")),
+            )
         })?;
         let size = count.unwrap_or(DEFAULT_SIZE);
         let population = args.population.unwrap_or(match command {
@@ -194,10 +197,18 @@ impl CstressConfig {
             column_size: args.column_size.unwrap_or(34),
         };
         if !(1..=1024).contains(&layout.columns) {
-            return Err(bad("-col n", layout.columns, "FIXED(N) with N from 1 to 1024"));
+            return Err(bad(
+                "-col n",
+                layout.columns,
+                "FIXED(N) with N from 1 to 1024",
+            ));
         }
         if layout.column_size > 1 << 20 {
-            return Err(bad("-col size", layout.column_size, "FIXED(N) with N up to 1048576"));
+            return Err(bad(
+                "-col size",
+                layout.column_size,
+                "FIXED(N) with N up to 1048576",
+            ));
         }
         let mut props = check_properties(&args.properties)?;
         props.set("threadcount", threads.to_string());
@@ -296,7 +307,13 @@ mod tests {
     fn the_real_tools_defaults() {
         let w = config("write n=1000 -rate threads=4").unwrap();
         assert_eq!(w.consistency, Consistency::LocalOne);
-        assert_eq!(w.population, PopulationSpec::Seq { first: 1, last: 1000 });
+        assert_eq!(
+            w.population,
+            PopulationSpec::Seq {
+                first: 1,
+                last: 1000
+            }
+        );
         assert_eq!(w.layout, Layout::default());
         assert_eq!((w.keyspace.as_str(), w.replication), ("keyspace1", 1));
         assert_eq!((w.tries, w.ignore_errors), (10, false));
@@ -312,7 +329,10 @@ mod tests {
         let m = config("mixed n=500 -rate threads=1").unwrap();
         assert_eq!(m.ratio, Ratio::default());
         assert_eq!(m.clustering, Dist::gaussian(1, 10, 3.0));
-        assert_eq!(m.population, PopulationSpec::Dist(Dist::gaussian(1, 500, 3.0)));
+        assert_eq!(
+            m.population,
+            PopulationSpec::Dist(Dist::gaussian(1, 500, 3.0))
+        );
         assert_eq!(m.effective["cl"], "LOCAL_ONE");
     }
 
@@ -334,6 +354,11 @@ mod tests {
         assert!(e.contains("keyspace"), "{e}");
         // Every one of them is bad input: exit 2, nothing runs.
         assert_eq!(config("write n=10").unwrap_err().exit_code(), 2);
-        assert_eq!(config("write n=1 cl=SOME -rate threads=1").unwrap_err().exit_code(), 2);
+        assert_eq!(
+            config("write n=1 cl=SOME -rate threads=1")
+                .unwrap_err()
+                .exit_code(),
+            2
+        );
     }
 }

@@ -148,9 +148,7 @@ fn matches(
     row: &Row,
 ) -> Result<Option<bool>, String> {
     let rows = result.into_rows_result().map_err(|e| e.to_string())?;
-    let mut iter = rows
-        .rows::<ColumnIterator>()
-        .map_err(|e| e.to_string())?;
+    let mut iter = rows.rows::<ColumnIterator>().map_err(|e| e.to_string())?;
     let Some(first) = iter.next() else {
         return Ok(None);
     };

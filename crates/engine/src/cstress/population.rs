@@ -54,9 +54,7 @@ impl Dist {
     pub fn parse(text: &str) -> Result<Self, String> {
         let unsupported = || format!("'{text}' is not supported; allowed: {ALLOWED_DISTS}");
         let open = text.find('(').ok_or_else(unsupported)?;
-        let inner = text[open + 1..]
-            .strip_suffix(')')
-            .ok_or_else(unsupported)?;
+        let inner = text[open + 1..].strip_suffix(')').ok_or_else(unsupported)?;
         let params: Vec<&str> = inner.split(',').map(str::trim).collect();
         let number = |s: &str| -> Result<f64, String> {
             s.parse::<f64>()

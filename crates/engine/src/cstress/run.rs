@@ -70,7 +70,10 @@ impl FirstError {
     }
 
     fn take(&self) -> Option<String> {
-        self.message.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.message
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 }
 
@@ -232,8 +235,12 @@ mod tests {
         let missing = describe_failure(Operation::Read, &row, 1, &Attempt::Missing);
         assert!(missing.starts_with("read of key 0x"), "{missing}");
         assert!(missing.contains("(seed 7)") && missing.contains("never written"));
-        let failed =
-            describe_failure(Operation::Write, &row, 10, &Attempt::Failed("timeout".into()));
+        let failed = describe_failure(
+            Operation::Write,
+            &row,
+            10,
+            &Attempt::Failed("timeout".into()),
+        );
         assert!(failed.contains("after 10 tries: timeout"), "{failed}");
         assert_eq!(status_of(&Attempt::Missing), Status::NotFound);
         assert_eq!(status_of(&Attempt::Mismatch), Status::UnexpectedState);

@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 
 use super::args::Command;
 use super::config::CstressConfig;
-use super::keys::KEY_SIZE;
 use super::cql::TABLE;
+use super::keys::KEY_SIZE;
 use crate::client::{PhaseStatus, StopFlag};
 use crate::measure::{Measurements, Operation, Slot};
 use crate::target::Status;
@@ -301,14 +301,20 @@ mod tests {
     fn the_results_block_is_the_real_tools() {
         let s = Summary {
             runtime_ms: 3_723_000.0,
-            types: vec![figures("READ", 3000, 2, 1.25), figures("WRITE", 1000, 0, 0.5)],
+            types: vec![
+                figures("READ", 3000, 2, 1.25),
+                figures("WRITE", 1000, 0, 0.5),
+            ],
             total: figures("total", 4000, 2, 1.0625),
         };
         let out = text(&s);
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[1], "Results:");
         assert_eq!(lines[2], "op rate                   : 1 [READ:1, WRITE:0]");
-        assert_eq!(lines[5], "latency mean              : 1.1 [READ:1.2, WRITE:0.5]");
+        assert_eq!(
+            lines[5],
+            "latency mean              : 1.1 [READ:1.2, WRITE:0.5]"
+        );
         assert_eq!(
             lines[10],
             "latency max               : 12.0 [READ:12.0, WRITE:12.0]"

@@ -115,7 +115,9 @@ impl CqlConnection {
             builder = builder.user(user, password);
         }
         let session = runtime.block_on(builder.build()).map_err(|e| {
-            let within = keyspace.map(|k| format!(" (keyspace {k})")).unwrap_or_default();
+            let within = keyspace
+                .map(|k| format!(" (keyspace {k})"))
+                .unwrap_or_default();
             format!("connect to {}{within}: {e}", addresses.join(", "))
         })?;
         Ok(Self { runtime, session })
