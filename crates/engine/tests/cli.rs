@@ -121,7 +121,7 @@ fn cstress_refuses_unknown_options_with_2_and_fails_without_a_server_with_1() {
                 "-bogus",
                 "x",
             ],
-            "unknown option '-bogus'; allowed: -rate",
+            "unknown option '-bogus' (did you mean '-log'?); allowed: -rate, -node",
         ),
         (
             &["cstress", "read", "n=10", "-rate", "threads=1", "limit=5/s"],

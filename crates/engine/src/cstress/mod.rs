@@ -21,7 +21,7 @@ pub mod run;
 pub mod summary;
 
 use crate::client::{PhaseStatus, StopFlag};
-use crate::error::{EngineError, TargetError};
+use crate::error::{EngineError, PropertyError, TargetError};
 use crate::measure::Measurements;
 use crate::result::{PhaseFacts, ResultDocument};
 use crate::target::cassandra::CqlConnection;
@@ -69,6 +69,20 @@ fn open(config: &CstressConfig) -> Result<(CqlConnection, Statements), String> {
 fn execute(argv: &[String]) -> Result<i32, EngineError> {
     let config = CstressConfig::from_args(args::parse(argv)?)?;
     ycsb::check_output(config.json.as_deref())?;
+    if let Some(dir) = config.log_file.as_deref().and_then(std::path::Path::parent) {
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            return Err(PropertyError::File {
+                path: config
+                    .log_file
+                    .as_deref()
+                    .unwrap_or(dir)
+                    .display()
+                    .to_string(),
+                reason: format!("-log file: directory '{}' does not exist", dir.display()),
+            }
+            .into());
+        }
+    }
     let stop = StopFlag::on_signals().map_err(|e| TargetError::Failed {
         target: "engine".into(),
         reason: format!("cannot handle signals: {e}"),

@@ -18,6 +18,7 @@ use super::config::CstressConfig;
 use super::cql::TABLE;
 use super::keys::KEY_SIZE;
 use crate::client::{PhaseStatus, StopFlag};
+use crate::measure::histogram::TotalHistogram;
 use crate::measure::{Measurements, Operation, Slot};
 use crate::target::Status;
 
@@ -59,7 +60,7 @@ pub struct Summary {
 impl Summary {
     /// Figures from the merged measurements of a run that took `runtime_ms`.
     pub fn of(m: &Measurements, runtime_ms: f64) -> Self {
-        let mut all: Option<crate::measure::histogram::TotalHistogram> = None;
+        let mut all: Option<TotalHistogram> = None;
         let mut types = Vec::new();
         for op in OPERATIONS {
             let counts = &m.returns[op.index()];
@@ -67,7 +68,7 @@ impl Summary {
             if operations == 0 {
                 continue;
             }
-            let mut merged: Option<crate::measure::histogram::TotalHistogram> = None;
+            let mut merged: Option<TotalHistogram> = None;
             for failed in [false, true] {
                 let slot = Slot {
                     operation: op,
@@ -118,7 +119,7 @@ impl Summary {
     }
 }
 
-fn latency(h: &crate::measure::histogram::TotalHistogram) -> Latency {
+fn latency(h: &TotalHistogram) -> Latency {
     let ms = |us: u64| us as f64 / 1000.0;
     Latency {
         mean: h.mean() / 1000.0,
