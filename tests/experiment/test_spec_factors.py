@@ -125,7 +125,8 @@ def test_unknown_workload_kinds_are_named():
     text = BASE.replace("[workloada, workloadc]", "[{kind: iozone, file: x.fio}]")
     [found] = problems(text)
     assert found == (
-        "factors.workload[0]: workload kind 'iozone' is not available; allowed: ycsb, sysbench, fio, tpcc"
+        "factors.workload[0]: workload kind 'iozone' is not available; allowed: ycsb, sysbench, "
+        "fio, tpcc, cassandra-stress"
     )
 
 

@@ -4,7 +4,7 @@
 //! [-target OPS] [-s] [-l LABEL]` in any order (what `bin/ycsb` hands to YCSB's
 //! `Client`); `targets`, `--version`. Flags may also be spelt with two dashes.
 //! `sysbench ...` and `fio ...` hand their arguments to `crate::fileio`, `tpcc ...` to `crate::tpcc`,
-//! `slowdev ...` to `crate::slowdev`.
+//! `cstress ...` to `crate::cstress`, `slowdev ...` to `crate::slowdev`.
 
 use std::path::PathBuf;
 
@@ -18,6 +18,7 @@ pub const USAGE: &str =
                          | contio-engine sysbench fileio [OPTIONS] prepare|run|cleanup \
                          | contio-engine fio JOBFILE \
                          | contio-engine tpcc load|run|check mysql|postgres [-P FILE]... [-p KEY=VALUE]... [-threads N] [-s] [-json PATH] \
+                         | contio-engine cstress write|read|mixed [cassandra] [cassandra-stress options] [-p KEY=VALUE]... [-s] [-json PATH] \
                          | contio-engine slowdev --file FILE --mountpoint DIR --bandwidth RATE ... \
                          | contio-engine targets | contio-engine --version";
 
@@ -58,6 +59,8 @@ pub enum Command {
     Fio(Vec<String>),
     /// `tpcc load|run|check TARGET ...` (parsed by `crate::tpcc`).
     Tpcc(Vec<String>),
+    /// `cstress write|read|mixed [cassandra] ...` (parsed by `crate::cstress`).
+    Cstress(Vec<String>),
     /// `slowdev ARGS...` (a paced FUSE backing file, parsed by `crate::slowdev`).
     Slowdev(Vec<String>),
     Version,
@@ -91,13 +94,14 @@ pub fn parse(args: &[String]) -> Result<Command, CliError> {
         "sysbench" => return Ok(Command::Sysbench(args[1..].to_vec())),
         "fio" => return Ok(Command::Fio(args[1..].to_vec())),
         "tpcc" => return Ok(Command::Tpcc(args[1..].to_vec())),
+        "cstress" => return Ok(Command::Cstress(args[1..].to_vec())),
         "slowdev" => return Ok(Command::Slowdev(args[1..].to_vec())),
         "--version" | "-version" | "version" => return Ok(Command::Version),
         "--help" | "-h" | "-help" | "help" => return Ok(Command::Help),
         other if other.starts_with('-') => return parse_ycsb_form(args),
         other => {
             return Err(usage_error(format!(
-                "unknown command '{other}'; expected load, run, sysbench, fio, tpcc, slowdev, targets, --version \
+                "unknown command '{other}'; expected load, run, sysbench, fio, tpcc, cstress, slowdev, targets, --version \
                  or YCSB's options (-db CLASS -load|-t ...)"
             )))
         }

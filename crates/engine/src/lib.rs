@@ -6,6 +6,7 @@
 pub mod binding;
 pub mod cli;
 pub mod client;
+pub mod cstress;
 pub mod error;
 pub mod fileio;
 pub mod generator;

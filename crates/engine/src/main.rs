@@ -41,6 +41,7 @@ fn main() {
         Ok(Command::Sysbench(args)) => contio_engine::fileio::sysbench_main(&args),
         Ok(Command::Fio(args)) => contio_engine::fileio::fio_main(&args),
         Ok(Command::Tpcc(args)) => contio_engine::tpcc::main(&args),
+        Ok(Command::Cstress(args)) => contio_engine::cstress::main(&args),
         Ok(Command::Slowdev(args)) => contio_engine::slowdev::main(&args),
         Ok(Command::Targets) => {
             print!("{}", ycsb::list_targets());

@@ -24,7 +24,7 @@ pub struct ResultDocument {
     pub schema: String,
     /// The engine that wrote it.
     pub engine_version: String,
-    /// `ycsb`, `sysbench` or `fio`.
+    /// `ycsb`, `sysbench`, `fio`, `tpcc` or `cstress`.
     pub kind: String,
     /// `load`/`run` (ycsb); `prepare`/`run`/`cleanup` (sysbench); `run` (fio).
     pub phase: String,
@@ -62,6 +62,10 @@ pub struct ResultDocument {
     /// `tpcc` phases: tpmC, total tpm, retries, failures (see `crate::tpcc::summary`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub tpcc: Option<serde_json::Value>,
+    /// `cstress` phases: op, partition and row rates, totals, latencies in ms (see
+    /// `crate::cstress::summary`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cstress: Option<serde_json::Value>,
 }
 
 /// What a phase produced, besides its measurements.
@@ -108,6 +112,7 @@ impl ResultDocument {
             timeseries: m.timeseries.clone(),
             io: None,
             tpcc: None,
+            cstress: None,
         }
     }
 

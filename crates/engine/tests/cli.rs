@@ -109,6 +109,62 @@ fn bad_values_missing_files_and_unknown_targets_exit_2() {
 }
 
 #[test]
+fn cstress_refuses_unknown_options_with_2_and_fails_without_a_server_with_1() {
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[
+                "cstress",
+                "write",
+                "n=10",
+                "-rate",
+                "threads=1",
+                "-bogus",
+                "x",
+            ],
+            "unknown option '-bogus' (did you mean '-log'?); allowed: -rate, -node",
+        ),
+        (
+            &["cstress", "read", "n=10", "-rate", "threads=1", "limit=5/s"],
+            "unknown option 'limit=5/s' of the read command; allowed: n=N",
+        ),
+        (&["cstress", "write", "n=10"], "-rate threads=N"),
+    ];
+    for (args, named) in cases {
+        let o = engine(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(named), "{args:?}: {}", stderr(&o));
+    }
+    // Port 1 on the loopback refuses at once: exit 1, and a result saying why.
+    let dir = scratch("cstress-closed");
+    let json = dir.join("r.json");
+    let o = engine(&[
+        "cstress",
+        "write",
+        "cassandra",
+        "n=10",
+        "-rate",
+        "threads=1",
+        "-node",
+        "127.0.0.1",
+        "-port",
+        "native=1",
+        "-json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let doc = read_json(&json);
+    assert_eq!(
+        (doc["kind"].as_str(), doc["phase"].as_str()),
+        (Some("cstress"), Some("write"))
+    );
+    assert_eq!(doc["status"], "failed");
+    assert!(
+        doc["error"].as_str().unwrap().contains("127.0.0.1:1"),
+        "{doc}"
+    );
+}
+
+#[test]
 fn json_document_has_the_documented_fields() {
     let dir = scratch("json");
     let json = dir.join("run.json");

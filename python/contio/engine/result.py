@@ -69,6 +69,8 @@ class EngineResult(_Document):
     """File workloads (`kind` sysbench/fio): bytes, rates, files, regions, verification."""
     tpcc: dict[str, Any] | None = None
     """`kind` tpcc: tpmC, total tpm, scale, retries and failures per transaction."""
+    cstress: dict[str, Any] | None = None
+    """`kind` cstress: op, partition and row rates, totals and latencies (ms), per type."""
 
     @property
     def failed_operations(self) -> int:

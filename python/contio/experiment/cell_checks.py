@@ -1,9 +1,10 @@
 """Checks of an experiment's cells: whether each cell's targets, backend and block I/O
 groups can run with its runtime.
 
-A `tpcc` workload runs on `mariadb` or `postgres` only. A database target's server
-runs in a container (runtime `docker`), and so does an embedded engine given a memory
-limit (`target_options.btree.memory_limit`); a backend level
+A `tpcc` workload runs on `mariadb` or `postgres` only, a `cassandra-stress` one on
+`cassandra` only. A database target's server runs in a container (runtime `docker`),
+and so does an embedded engine given a memory limit (`target_options.btree.memory_limit`);
+a backend level
 that hands out Docker volumes needs containers too; block I/O groups are applied to
 local process groups (runtime `process`). Each problem names the field that brought
 the level in (`factors.target[1]`, `mixes.pair[0].target`, `backends.nfs.mount_via`,
@@ -16,7 +17,14 @@ from contio.errors import InvalidSpecError, SpecError
 from contio.experiment.checks import docker_volume_option
 from contio.experiment.matrix import Cell, Member, expand
 from contio.experiment.spec import ExperimentSpec
+from contio.workload.cstress_kind import CSTRESS_TARGETS
 from contio.workload.tpcc_kind import TPCC_TARGETS
+
+# Kinds written for one kind of server: kind → (the targets it runs on, why).
+KIND_TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
+    "tpcc": (TPCC_TARGETS, "TPC-C runs on a SQL server"),
+    "cassandra-stress": (CSTRESS_TARGETS, "cassandra-stress drives Cassandra's CQL"),
+}
 
 
 def check_cells(spec: ExperimentSpec) -> list[SpecError]:
@@ -35,9 +43,9 @@ def check_cells(spec: ExperimentSpec) -> list[SpecError]:
 def _cell_problems(spec: ExperimentSpec, cell: Cell) -> list[SpecError]:
     runtime = cell.level["runtime"]
     problems = [
-        _tpcc_needs_sql(spec, cell, member)
+        _kind_needs_target(spec, cell, member)
         for member in dict.fromkeys(cell.members)
-        if member.kind == "tpcc" and member.target not in TPCC_TARGETS
+        if member.kind in KIND_TARGETS and member.target not in KIND_TARGETS[member.kind][0]
     ]
     if runtime != "docker":
         for member in dict.fromkeys(cell.members):
@@ -80,11 +88,12 @@ def _memory_limit_needs_docker(
     )
 
 
-def _tpcc_needs_sql(spec: ExperimentSpec, cell: Cell, member: Member) -> SpecError:
+def _kind_needs_target(spec: ExperimentSpec, cell: Cell, member: Member) -> SpecError:
+    targets, why = KIND_TARGETS[member.kind]
     return SpecError(
         _target_path(spec, cell, member),
-        f"{member.target!r} cannot run workload {member.workload.name!r} (kind tpcc): "
-        f"TPC-C runs on a SQL server; allowed targets: {', '.join(TPCC_TARGETS)} "
+        f"{member.target!r} cannot run workload {member.workload.name!r} (kind "
+        f"{member.kind}): {why}; allowed targets: {', '.join(targets)} "
         f"(cell {cell.index}: {cell.label})",
     )
 

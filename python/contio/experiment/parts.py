@@ -25,6 +25,7 @@ from pydantic_core import PydanticCustomError
 
 from contio.errors import FileWorkloadError
 from contio.targets.engine_targets import DATABASE_BINDINGS, TARGETS, target_names
+from contio.workload.cstress_kind import cstress_workload
 from contio.workload.file_entries import file_workload
 from contio.workload.files import WorkloadRef, resolve_workload
 from contio.workload.kinds import KINDS, kind_names
@@ -81,6 +82,13 @@ def _resolve_workload(value: Any, info: ValidationInfo) -> Any:
                 return tpcc_workload(value)
             except FileWorkloadError as exc:
                 raise PydanticCustomError("bad_tpcc_workload", "{why}", {"why": str(exc)}) from exc
+        if kind == "cassandra-stress":
+            try:
+                return cstress_workload(value)
+            except FileWorkloadError as exc:
+                raise PydanticCustomError(
+                    "bad_cstress_workload", "{why}", {"why": str(exc)}
+                ) from exc
         if kind != "ycsb":
             try:
                 return file_workload(value, base_dir)

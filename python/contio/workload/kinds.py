@@ -1,9 +1,10 @@
 """Workload kinds: how a cell's workload becomes `contio-engine` arguments.
 
 `ycsb` (`contio-engine load|run TARGET -P FILE …`) is the default; the file I/O kinds
-`sysbench` and `fio` (`contio-engine sysbench|fio`, see `contio.workload.file_kinds`) and
-the TPC-C-like `tpcc` (`contio-engine tpcc`, see `contio.workload.tpcc_kind`) are the
-others. One `WorkloadKind` each; the runner only calls this interface.
+`sysbench` and `fio` (`contio-engine sysbench|fio`, see `contio.workload.file_kinds`),
+the TPC-C-like `tpcc` (`contio-engine tpcc`, see `contio.workload.tpcc_kind`) and the
+cassandra-stress-like `cassandra-stress` (`contio-engine cstress`, see
+`contio.workload.cstress_kind`) are the others. One `WorkloadKind` each; the runner only calls this interface.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from contio.errors import WorkloadPropertyError
+from contio.workload.cstress_kind import CstressKind
 from contio.workload.file_kinds import EngineCall, FioKind, SysbenchKind
 from contio.workload.files import WorkloadRef
 from contio.workload.tpcc_kind import TpccKind
@@ -127,9 +129,10 @@ KINDS: dict[str, WorkloadKind] = {
     "sysbench": SysbenchKind(),
     "fio": FioKind(),
     "tpcc": TpccKind(),
+    "cassandra-stress": CstressKind(),
 }
 
-SERVER_KINDS = ("ycsb", "tpcc")
+SERVER_KINDS = ("ycsb", "tpcc", "cassandra-stress")
 """Kinds that drive a target (a database server for database targets); the file kinds
 work on files."""
 

@@ -20,7 +20,7 @@ use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 use tokio::runtime::Runtime;
 
-use super::endpoint::{failed, identifier, Endpoint, FirstError};
+use super::endpoint::{identifier, Endpoint, FirstError};
 use super::{Record, Session, Status, TargetDriver, TargetInfo};
 use crate::error::{PropertyError, TargetError};
 use crate::properties::Properties;
@@ -57,17 +57,71 @@ pub fn info() -> TargetInfo {
     }
 }
 
-fn consistency(props: &Properties, key: &str) -> Result<Consistency, PropertyError> {
-    Ok(match props.choice_or(key, "ONE", &CONSISTENCY_LEVELS)? {
+/// The driver's consistency level named `name` (CQL's spelling: `ONE`, `LOCAL_QUORUM`, …).
+pub fn consistency_named(name: &str) -> Option<Consistency> {
+    Some(match name {
+        "ONE" => Consistency::One,
         "TWO" => Consistency::Two,
         "THREE" => Consistency::Three,
         "QUORUM" => Consistency::Quorum,
         "ALL" => Consistency::All,
         "LOCAL_ONE" => Consistency::LocalOne,
         "LOCAL_QUORUM" => Consistency::LocalQuorum,
+        "EACH_QUORUM" => Consistency::EachQuorum,
         "ANY" => Consistency::Any,
-        _ => Consistency::One,
+        _ => return None,
     })
+}
+
+fn consistency(props: &Properties, key: &str) -> Result<Consistency, PropertyError> {
+    let name = props.choice_or(key, "ONE", &CONSISTENCY_LEVELS)?;
+    Ok(consistency_named(name).unwrap_or(Consistency::One))
+}
+
+/// One CQL session and the small Tokio runtime that drives it, shared by the client
+/// threads (each blocks on its own requests). The YCSB binding and `cstress` use it.
+pub struct CqlConnection {
+    pub runtime: Runtime,
+    pub session: CqlSession,
+}
+
+impl CqlConnection {
+    /// Connects to `nodes` (host names or addresses) at `port`, `connections` per node,
+    /// logging in when `user` is not empty, in `keyspace` when given. The error says
+    /// which server could not be reached.
+    pub fn connect(
+        nodes: &[String],
+        port: u16,
+        user: &str,
+        password: &str,
+        keyspace: Option<&str>,
+        connections: usize,
+    ) -> Result<Self, String> {
+        // Two workers: the client threads do the waiting; the runtime only moves frames.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("start the I/O runtime: {e}"))?;
+        let addresses: Vec<String> = nodes.iter().map(|n| format!("{n}:{port}")).collect();
+        let connections = NonZeroUsize::new(connections).unwrap_or(NonZeroUsize::MIN);
+        let mut builder = SessionBuilder::new()
+            .known_nodes(&addresses)
+            .pool_size(PoolSize::PerHost(connections));
+        if let Some(keyspace) = keyspace {
+            builder = builder.use_keyspace(keyspace, false);
+        }
+        if !user.is_empty() {
+            builder = builder.user(user, password);
+        }
+        let session = runtime.block_on(builder.build()).map_err(|e| {
+            let within = keyspace
+                .map(|k| format!(" (keyspace {k})"))
+                .unwrap_or_default();
+            format!("connect to {}{within}: {e}", addresses.join(", "))
+        })?;
+        Ok(Self { runtime, session })
+    }
 }
 
 fn open(props: &Properties) -> Result<Box<dyn TargetDriver>, TargetError> {
@@ -77,32 +131,23 @@ fn open(props: &Properties) -> Result<Box<dyn TargetDriver>, TargetError> {
     identifier(props, "fieldnameprefix", "field")?;
     let read = consistency(props, "cassandra.readconsistency")?;
     let write = consistency(props, "cassandra.writeconsistency")?;
-    // Two workers: the client threads do the waiting; the runtime only moves frames.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| failed(NAME, "start the I/O runtime", e))?;
     let where_ = format!("{}:{}", endpoint.host, endpoint.port);
-    let connections = NonZeroUsize::new(endpoint.pool_size).unwrap_or(NonZeroUsize::MIN);
-    let mut builder = SessionBuilder::new()
-        .known_node(&where_)
-        .use_keyspace(&keyspace, false)
-        .pool_size(PoolSize::PerHost(connections));
-    if !endpoint.user.is_empty() {
-        builder = builder.user(&endpoint.user, &endpoint.password);
-    }
-    let session = runtime.block_on(builder.build()).map_err(|e| {
-        failed(
-            NAME,
-            &format!("connect to {where_} (keyspace {keyspace})"),
-            e,
-        )
+    let connections = endpoint.pool_size.max(1);
+    let connection = CqlConnection::connect(
+        std::slice::from_ref(&endpoint.host),
+        endpoint.port,
+        &endpoint.user,
+        &endpoint.password,
+        Some(&keyspace),
+        connections,
+    )
+    .map_err(|reason| TargetError::Failed {
+        target: NAME.to_string(),
+        reason,
     })?;
     Ok(Box::new(CassandraDriver {
         shared: Arc::new(Shared {
-            runtime,
-            session,
+            connection,
             read,
             write,
         }),
@@ -115,8 +160,7 @@ fn open(props: &Properties) -> Result<Box<dyn TargetDriver>, TargetError> {
 }
 
 struct Shared {
-    runtime: Runtime,
-    session: CqlSession,
+    connection: CqlConnection,
     read: Consistency,
     write: Consistency,
 }
@@ -160,9 +204,10 @@ impl CassandraSession {
             return Ok(p.clone());
         }
         let shared = &self.shared;
-        let mut statement = shared
+        let cql_connection = &shared.connection;
+        let mut statement = cql_connection
             .runtime
-            .block_on(shared.session.prepare(cql.as_str()))
+            .block_on(cql_connection.session.prepare(cql.as_str()))
             .map_err(|e| e.to_string())?;
         statement.set_consistency(match kind {
             Kind::Read => shared.read,
@@ -179,10 +224,9 @@ impl CassandraSession {
         values: impl scylla::serialize::row::SerializeRow,
     ) -> Result<QueryResult, String> {
         let statement = self.prepare(cql, kind)?;
-        let shared = &self.shared;
-        shared
-            .runtime
-            .block_on(shared.session.execute_unpaged(&statement, values))
+        let c = &self.shared.connection;
+        c.runtime
+            .block_on(c.session.execute_unpaged(&statement, values))
             .map_err(|e| e.to_string())
     }
 
