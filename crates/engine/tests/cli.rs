@@ -124,7 +124,7 @@ fn cstress_refuses_unknown_options_with_2_and_fails_without_a_server_with_1() {
             "unknown option '-bogus' (did you mean '-log'?); allowed: -rate, -node",
         ),
         (
-            &["cstress", "read", "n=10", "-rate", "threads=1", "limit=5/s"],
+            &["cstress", "read", "n=10", "limit=5/s", "-rate", "threads=1"],
             "unknown option 'limit=5/s' of the read command; allowed: n=N",
         ),
         (&["cstress", "write", "n=10"], "-rate threads=N"),

@@ -151,7 +151,7 @@ impl CstressConfig {
                 )
                 .into());
             }
-            (Some(0), None) => return Err(bad("n", 0, "a whole number >= 1").into()),
+            (Some(0), None) => return Err(bad("n", 0, "a whole number >= 1")),
             (count, _) => count,
         };
         let Some(threads) = args.threads else {

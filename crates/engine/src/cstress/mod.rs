@@ -128,7 +128,7 @@ fn execute(argv: &[String]) -> Result<i32, EngineError> {
         "Starting cstress {command}: {} thread(s), population {}, against {}",
         config.client.threads,
         config.population.describe(),
-        summary::describe(&config)["server"]
+        summary::describe(&config)["server"].as_str().unwrap_or("")
     );
     let o = run::run(&config, &conn, &statements, &stop);
     let (status, error) = summary::judge(&o.measurements, o.error, &stop);

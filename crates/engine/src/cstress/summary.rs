@@ -25,6 +25,9 @@ use crate::target::Status;
 /// The operation types, in the order the real tool lists them (by name).
 pub const OPERATIONS: [Operation; 2] = [Operation::Read, Operation::Write];
 
+/// Reads one figure of a `Latency`.
+type LatencyField = fn(&Latency) -> f64;
+
 /// Latency figures in milliseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Latency {
@@ -153,7 +156,7 @@ pub fn text(s: &Summary) -> String {
     line("op rate", rate(&s.total), &rate);
     line("partition rate", parts(&s.total), &parts);
     line("row rate", parts(&s.total), &parts);
-    let lat: [(&str, fn(&Latency) -> f64); 6] = [
+    let lat: [(&str, LatencyField); 6] = [
         ("latency mean", |l| l.mean),
         ("latency median", |l| l.median),
         ("latency 95th percentile", |l| l.p95),
