@@ -118,3 +118,18 @@ def test_a_local_process_is_sampled_from_proc_until_it_exits(tmp_path):
     assert columns["client_cpu_percent"] > 0 and columns["client_memory_bytes"] > 0
     with pytest.raises(ContainerGone):
         counters.read()  # reaped: gone
+
+
+class _InterruptedRead:
+    """Counters whose first read is cut short, as a SIGINT during `start()` does."""
+
+    def read(self):
+        raise KeyboardInterrupt
+
+
+def test_stopping_a_sampler_whose_start_was_interrupted_raises_nothing_new(tmp_path):
+    sampler = Sampler({}, tmp_path / "m.jsonl", readers={"client-c1": _InterruptedRead()})
+    with pytest.raises(KeyboardInterrupt):
+        sampler.start()
+    sampler.stop()  # the executor's `finally` does this; no thread was started to join
+    assert not (tmp_path / "m.jsonl").exists()

@@ -155,8 +155,12 @@ class Sampler:
         self.totals[name] = ContainerTotals()
 
     def stop(self) -> None:
-        """Stop sampling (after one last sample); re-raise an error of the thread."""
+        """Stop sampling (after one last sample); re-raise an error of the thread.
+
+        Safe after a `start()` that an interrupt cut short: there is no thread to join."""
         self._stop.set()
+        if self._thread.ident is None:
+            return
         self._thread.join()
         if self._error is not None:
             raise self._error
