@@ -1,0 +1,185 @@
+"""How a storage node's bandwidth is divided among tenants: the coordinator's control law.
+
+Two policies, both computed per node and per control interval from the tenants'
+priorities, reservations, limits and the rates the node agent measured:
+
+- `static_shares` is paper 004's Algorithm 1: tht_i = BW · p_i / Σ p_j over the tenants
+  that were active in the last interval. A tenant's throttle does not depend on what the
+  others use, so bandwidth an idle-but-registered tenant leaves is lost only until the
+  next interval, but bandwidth a busy tenant cannot use (it is slower than its share) is
+  lost for good: the policy is not work-conserving.
+- `work_conserving_shares` divides the node's capacity by weighted max-min fairness over
+  what each tenant *wants* (its demand, estimated from its measured rate), after the
+  reservations and within the limits, and hands whatever nobody wants to the tenants by
+  priority. What an idle tenant leaves is lent to the busy ones; it is taken back in
+  the interval after the tenant uses (nearly) all of what it holds.
+
+The functions are pure: one dimension (bytes/s or I/O/s) at a time, no I/O, so the
+control law can be tested and documented on its own (docs/qos.md, "Control law").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from contio.errors import QosConfigError
+from contio.qos.priority import PRIORITY_MAX, PRIORITY_MIN
+
+BUSY_FRACTION = 0.9
+"""A tenant that used at least this fraction of what it held is taken to want more."""
+HEADROOM = 0.25
+"""A tenant that wants less is given its measured rate plus this fraction, so that
+BUSY_FRACTION · (1 + HEADROOM) > 1: a steady tenant stays below the busy mark (a fixed
+point) and a growing one crosses it within one interval."""
+PROBE_FRACTION = 0.05
+"""An idle tenant keeps at least this fraction of its fair share, so that it can show it
+is busy again (it can use all of that, which makes it busy in the next interval)."""
+
+POLICIES = ("static", "work-conserving")
+
+
+@dataclass(frozen=True)
+class TenantShare:
+    """What one tenant is entitled to on one node: a weight and optional bounds.
+
+    `reservation` and `limit` are in the unit of the node's capacity (bytes/s here);
+    `limit` None means unlimited."""
+
+    name: str
+    priority: int
+    reservation: float = 0.0
+    limit: float | None = None
+
+    def __post_init__(self) -> None:
+        valid = isinstance(self.priority, int) and not isinstance(self.priority, bool)
+        if not valid or not PRIORITY_MIN <= self.priority <= PRIORITY_MAX:
+            raise QosConfigError(
+                f"tenants.{self.name}.priority",
+                f"must be an integer {PRIORITY_MIN}–{PRIORITY_MAX}, not {self.priority!r}",
+            )
+        if self.reservation < 0:
+            raise QosConfigError(f"tenants.{self.name}.reservation", "must not be negative")
+        if self.limit is not None and self.limit < self.reservation:
+            raise QosConfigError(
+                f"tenants.{self.name}.limit",
+                f"({self.limit:g}) is below the reservation ({self.reservation:g})",
+            )
+
+    @property
+    def cap(self) -> float:
+        return math.inf if self.limit is None else self.limit
+
+
+def check_reservations(capacity: float, tenants: Mapping[str, TenantShare]) -> None:
+    """Refuse reservations that a node of `capacity` cannot hold, naming the field."""
+    for tenant in tenants.values():
+        if tenant.reservation > capacity:
+            raise QosConfigError(
+                f"tenants.{tenant.name}.reservation",
+                f"({tenant.reservation:g}) is above the node's capacity ({capacity:g})",
+            )
+    total = sum(t.reservation for t in tenants.values())
+    if total > capacity:
+        raise QosConfigError(
+            "tenants.*.reservation",
+            f"add up to {total:g}, above the node's capacity ({capacity:g})",
+        )
+
+
+def static_shares(
+    capacity: float, tenants: Mapping[str, TenantShare], active: set[str]
+) -> dict[str, float]:
+    """Paper 004's Algorithm 1 over the `active` tenants, within reservations and limits.
+
+    Without reservations and limits this is exactly BW · p_i / Σ p_j over the active
+    tenants. An inactive tenant is given the throttle it would have if it became active,
+    so it can start at once; the others are recomputed with it in the next interval."""
+    _check(capacity, tenants)
+    shares = _by_priority(capacity, tenants, active)
+    for name in tenants.keys() - active:
+        shares[name] = _by_priority(capacity, tenants, active | {name})[name]
+    return shares
+
+
+def _by_priority(
+    capacity: float, tenants: Mapping[str, TenantShare], members: set[str]
+) -> dict[str, float]:
+    counted = {n: t for n, t in tenants.items() if n in members}
+    return water_fill(
+        capacity,
+        {n: float(t.priority) for n, t in counted.items()},
+        {n: t.reservation for n, t in counted.items()},
+        {n: t.cap for n, t in counted.items()},
+    )
+
+
+def demand(tenant: TenantShare, held: float, used: float, fair: float) -> float:
+    """What a tenant wants next, from what it `held` and `used` in the last interval.
+
+    Busy (used ≥ BUSY_FRACTION of held): unbounded, up to its limit. Otherwise its rate
+    plus HEADROOM, at least its reservation and a probe of its `fair` share."""
+    if held > 0 and used >= BUSY_FRACTION * held:
+        return tenant.cap
+    wanted = max(used * (1 + HEADROOM), tenant.reservation, PROBE_FRACTION * fair)
+    return min(wanted, tenant.cap)
+
+
+def work_conserving_shares(
+    capacity: float,
+    tenants: Mapping[str, TenantShare],
+    held: Mapping[str, float],
+    used: Mapping[str, float],
+) -> dict[str, float]:
+    """Each tenant's throttle for the next interval: weighted max-min fair over demands.
+
+    1. every tenant gets its reservation;
+    2. the rest is water-filled by priority up to each tenant's demand (`demand`);
+    3. what no tenant wants is spread by priority among those below their limit.
+    The throttles add up to `capacity` unless every tenant is at its limit."""
+    _check(capacity, tenants)
+    weights = {n: float(t.priority) for n, t in tenants.items()}
+    total_weight = sum(weights.values())
+    fair = {n: capacity * w / total_weight for n, w in weights.items()}
+    wants = {
+        n: demand(t, held.get(n, fair[n]), used.get(n, 0.0), fair[n]) for n, t in tenants.items()
+    }
+    floors = {n: t.reservation for n, t in tenants.items()}  # reserved is never lent
+    shares = water_fill(capacity, weights, floors, wants)
+    ceilings = {n: t.cap for n, t in tenants.items()}
+    return water_fill(capacity, weights, shares, ceilings)
+
+
+def water_fill(
+    capacity: float,
+    weights: Mapping[str, float],
+    floors: Mapping[str, float],
+    ceilings: Mapping[str, float],
+) -> dict[str, float]:
+    """Weighted max-min fair division of `capacity`: each name gets max(floor, min(ceiling,
+    λ · weight)) with the level λ chosen so the shares add up to `capacity` (or every name
+    is at its ceiling). Floors must add up to at most `capacity`."""
+    names = list(weights)
+    ceilings = {n: max(ceilings[n], floors[n]) for n in names}
+
+    def total(level: float) -> float:
+        return sum(max(floors[n], min(ceilings[n], level * weights[n])) for n in names)
+
+    if total(math.inf) <= capacity:
+        return {n: ceilings[n] for n in names}
+    # The total grows monotonically with the level; at `high` the first uncapped name
+    # alone would take all of `capacity`, so the level that fills it lies below.
+    low, high = 0.0, max(capacity / weights[n] for n in names)
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if total(middle) < capacity else (low, middle)
+    return {n: max(floors[n], min(ceilings[n], high * weights[n])) for n in names}
+
+
+def _check(capacity: float, tenants: Mapping[str, TenantShare]) -> None:
+    if not capacity > 0 or math.isinf(capacity):
+        raise QosConfigError("capacity", f"must be a positive number, not {capacity!r}")
+    if not tenants:
+        raise QosConfigError("tenants", "needs at least one tenant")
+    check_reservations(capacity, tenants)

@@ -1,0 +1,126 @@
+"""The coordinator's control law (`contio.qos.policy`) as pure functions: paper 004's
+Algorithm 1, and the work-conserving policy in a closed loop against simulated tenants."""
+
+from __future__ import annotations
+
+import pytest
+
+from contio.errors import QosConfigError
+from contio.qos.policy import (
+    PROBE_FRACTION,
+    TenantShare,
+    static_shares,
+    water_fill,
+    work_conserving_shares,
+)
+
+MB = 1_000_000
+
+
+def _tenants(*specs: tuple[str, int] | TenantShare) -> dict[str, TenantShare]:
+    made = [s if isinstance(s, TenantShare) else TenantShare(*s) for s in specs]
+    return {t.name: t for t in made}
+
+
+def test_static_is_algorithm_1_over_the_active_tenants():
+    tenants = _tenants(("a", 4), ("b", 8), ("c", 8))
+    shares = static_shares(200 * MB, tenants, {"a", "b", "c"})
+    assert shares == pytest.approx({"a": 40 * MB, "b": 80 * MB, "c": 80 * MB})  # 004's example
+    # c idle: a and b share the node; c is offered what it would get on joining.
+    shares = static_shares(200 * MB, tenants, {"a", "b"})
+    assert shares["a"] == pytest.approx(200 * MB * 4 / 12)
+    assert shares["b"] == pytest.approx(200 * MB * 8 / 12)
+    assert shares["c"] == pytest.approx(80 * MB)
+
+
+def test_static_with_nobody_active_offers_each_tenant_the_whole_node():
+    shares = static_shares(100 * MB, _tenants(("a", 1), ("b", 100)), set())
+    assert shares == pytest.approx({"a": 100 * MB, "b": 100 * MB})
+
+
+def test_static_respects_reservations_and_limits():
+    tenants = _tenants(TenantShare("a", 1, reservation=50 * MB), ("b", 99),
+                       TenantShare("c", 99, limit=10 * MB))  # fmt: skip
+    shares = static_shares(200 * MB, tenants, {"a", "b", "c"})
+    assert shares["a"] == pytest.approx(50 * MB)
+    assert shares["c"] == pytest.approx(10 * MB)
+    assert shares["b"] == pytest.approx(140 * MB)
+
+
+def test_water_fill_is_weighted_max_min():
+    shares = water_fill(90, {"a": 1, "b": 2, "c": 3}, {"a": 0, "b": 0, "c": 0},
+                        {"a": 5, "b": 1e9, "c": 1e9})  # fmt: skip
+    assert shares == pytest.approx({"a": 5, "b": 34, "c": 51})
+    everything = water_fill(90, {"a": 1, "b": 1}, {"a": 0, "b": 0}, {"a": 10, "b": 20})
+    assert everything == pytest.approx({"a": 10, "b": 20})  # nobody wants more: ceilings
+
+
+def _loop(capacity, tenants, wants_per_interval):
+    """Run the work-conserving law against tenants that use min(what they want, what
+    they hold) each interval; returns the shares of every interval."""
+    held = static_shares(capacity, tenants, set(tenants))
+    history = []
+    for wants in wants_per_interval:
+        used = {n: min(wants[n], held[n]) for n in tenants}
+        held = work_conserving_shares(capacity, tenants, held, used)
+        assert sum(held.values()) == pytest.approx(capacity)
+        history.append(held)
+    return history
+
+
+def test_an_idle_tenants_bandwidth_is_lent_and_taken_back_within_one_interval():
+    tenants = _tenants(("a", 50), ("b", 50))
+    both = {"a": 1e12, "b": 1e12}
+    a_idle = {"a": 0.0, "b": 1e12}
+    history = _loop(100 * MB, tenants, [both, both, a_idle, a_idle, a_idle, both, both])
+    assert history[1] == pytest.approx({"a": 50 * MB, "b": 50 * MB})
+    lent = history[4]
+    assert lent["a"] == pytest.approx(PROBE_FRACTION * 50 * MB)  # keeps a probe only
+    assert lent["b"] == pytest.approx(100 * MB - lent["a"])
+    # a asks again (uses all of its probe): its fair share is back in the next interval.
+    assert history[5] == pytest.approx({"a": 50 * MB, "b": 50 * MB})
+
+
+def test_a_steady_tenant_below_its_share_is_a_fixed_point_and_the_rest_goes_to_the_busy():
+    tenants = _tenants(("steady", 80), ("busy", 20))
+    wants = {"steady": 30 * MB, "busy": 1e12}
+    history = _loop(100 * MB, tenants, [wants] * 8)
+    for shares in history[2:]:
+        assert shares["steady"] == pytest.approx(30 * MB * 1.25)  # its rate + headroom
+        assert shares["busy"] == pytest.approx(100 * MB - 30 * MB * 1.25)
+
+
+def test_priorities_divide_a_node_when_everyone_is_busy():
+    tenants = _tenants(("hi", 75), ("lo", 25))
+    history = _loop(200 * MB, tenants, [{"hi": 1e12, "lo": 1e12}] * 3)
+    assert history[-1] == pytest.approx({"hi": 150 * MB, "lo": 50 * MB})
+
+
+def test_a_reservation_is_never_lent_and_a_limit_never_exceeded():
+    tenants = _tenants(TenantShare("reserved", 1, reservation=40 * MB),
+                       TenantShare("capped", 99, limit=30 * MB), ("other", 50))  # fmt: skip
+    idle_reserved = {"reserved": 0.0, "capped": 1e12, "other": 1e12}
+    history = _loop(100 * MB, tenants, [idle_reserved] * 4)
+    for shares in history:
+        assert shares["reserved"] >= 40 * MB - 1
+        assert shares["capped"] <= 30 * MB + 1
+    assert history[-1]["other"] == pytest.approx(30 * MB)
+
+
+@pytest.mark.parametrize(
+    ("make", "field"),
+    [
+        (lambda: TenantShare("t", 0), r"tenants\.t\.priority: must be an integer 1–100"),
+        (lambda: TenantShare("t", 101), r"tenants\.t\.priority"),
+        (lambda: TenantShare("t", 5, reservation=10, limit=5), r"tenants\.t\.limit: \(5\)"),
+        (lambda: static_shares(10, _tenants(TenantShare("t", 5, reservation=20)), set()),
+         r"tenants\.t\.reservation: \(20\) is above the node's capacity"),
+        (lambda: work_conserving_shares(10, _tenants(TenantShare("a", 5, reservation=6),
+                                                     TenantShare("b", 5, reservation=6)), {}, {}),
+         r"tenants\.\*\.reservation: add up to 12"),
+        (lambda: static_shares(0, _tenants(("t", 5)), set()), r"capacity: must be a positive number"),
+    ],
+)  # fmt: skip
+def test_bad_tenants_name_the_field(make, field):
+    with pytest.raises(QosConfigError, match=field):
+        make()
