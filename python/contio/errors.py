@@ -182,6 +182,18 @@ class QosError(ContioError):
     """A block I/O control could not be applied or removed (cgroup, device, scheduler)."""
 
 
+class MiddlewareError(ContioError):
+    """The I/O middleware (coordinator or node agent) could not do what was asked."""
+
+
+class AuthError(MiddlewareError):
+    """A middleware request was not signed with the cluster's secret (or too long ago)."""
+
+
+class CoordinatorUnreachable(MiddlewareError):
+    """No coordinator answered at the address the node agent or the CLI was given."""
+
+
 class FigureDataError(UsageError, ValueError):
     """A chart was given a DataFrame without the columns or rows it needs. Names the chart."""
 

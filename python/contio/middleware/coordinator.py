@@ -1,0 +1,168 @@
+"""The Multi-user Coordinator of paper 004: tenants, a policy, and each node's shares.
+
+Agents report every control interval (at most a second) what each tenant moved on their
+node; the coordinator answers with the node's shares for the next interval, computed by
+the policy in force (`contio.qos.policy`). Everything is kept in the `Store`.
+
+A node that has not reported for `STALE_INTERVALS` intervals is *stale*: `status` says
+so, and its old rates no longer make a tenant count as active for the static policy
+(otherwise a dead node would keep a tenant's priority in every other node's sum). Its
+agent, if alive but cut off, keeps the shares it last had (fail-static).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+from contio.errors import QosConfigError
+from contio.middleware.store import Store
+from contio.qos.limits import parse_rate
+from contio.qos.policy import (
+    POLICIES,
+    TenantShare,
+    check_reservations,
+    static_shares,
+    work_conserving_shares,
+)
+
+DEFAULT_INTERVAL = 1.0
+STALE_INTERVALS = 3
+ACTIVE_FRACTION = 0.01
+"""A tenant moving at least this fraction of a node's capacity there is active (static)."""
+
+
+class Coordinator:
+    """Tenants and policy for one cluster, and the shares each node's agent applies."""
+
+    def __init__(
+        self,
+        store: Store,
+        interval: float = DEFAULT_INTERVAL,
+        clock: Callable[[], float] = time.time,
+    ):
+        self.store = store
+        self.interval = interval
+        self._clock = clock
+
+    # Configuration: validated before anything is stored, errors name the field.
+
+    def set_tenant(
+        self,
+        name: str,
+        priority: object,
+        reservation: object = None,
+        limit: object = None,
+    ) -> TenantShare:
+        """Add or change a tenant. Reservation and limit are rates ("20MB/s") per node."""
+        if not name or not name.replace("-", "").replace("_", "").isalnum():
+            raise QosConfigError("tenant", f"must be letters, digits, - and _, not {name!r}")
+        tenant = TenantShare(
+            name,
+            cast(int, priority),  # checked there, naming the field
+            0.0 if reservation is None else float(parse_rate(f"{name}.reservation", reservation)),
+            None if limit is None else float(parse_rate(f"{name}.limit", limit)),
+        )
+        tenants = {**self.store.tenants(), name: tenant}
+        for node in self.store.nodes().values():
+            check_reservations(node.capacity, tenants)
+        self.store.put_tenant(tenant)
+        return tenant
+
+    def remove_tenant(self, name: str) -> None:
+        if not self.store.remove_tenant(name):
+            raise QosConfigError("tenant", self._unknown(name))
+
+    def tenant(self, name: str) -> TenantShare:
+        try:
+            return self.store.tenants()[name]
+        except KeyError:
+            raise QosConfigError("tenant", self._unknown(name)) from None
+
+    def _unknown(self, name: str) -> str:
+        known = ", ".join(self.store.tenants()) or "none yet"
+        return f"no tenant {name!r} (tenants: {known})"
+
+    @property
+    def policy(self) -> str:
+        return self.store.setting("policy", "work-conserving")
+
+    def set_policy(self, policy: object) -> None:
+        if not isinstance(policy, str) or policy not in POLICIES:
+            raise QosConfigError("policy", f"must be one of {', '.join(POLICIES)}, not {policy!r}")
+        self.store.put_setting("policy", policy)
+
+    # The control loop.
+
+    def report(self, node: str, capacity: float, used: Mapping[str, float]) -> dict[str, float]:
+        """Take a node's measured bytes/s per tenant; return its shares for the next interval.
+
+        Tenants the node does not know yet count as idle there."""
+        if not capacity > 0 or math.isinf(capacity):
+            raise QosConfigError("capacity", f"must be a positive number, not {capacity!r}")
+        tenants = self.store.tenants()
+        now = self._clock()
+        shares: dict[str, float] = {}
+        if tenants:
+            used = {name: max(0.0, float(used.get(name, 0.0))) for name in tenants}
+            if self.policy == "static":
+                active = self._active(node, capacity, used, now)
+                shares = static_shares(capacity, tenants, active)
+            else:
+                held = self.store.shares().get(node, {})
+                shares = work_conserving_shares(capacity, tenants, held, used)
+        self.store.record_report(node, capacity, dict(used), shares, now)
+        return shares
+
+    def _active(
+        self, node: str, capacity: float, used: Mapping[str, float], now: float
+    ) -> set[str]:
+        """Tenants active on this node now, or on any other fresh node at its last report."""
+        active = {t for t, rate in used.items() if rate >= ACTIVE_FRACTION * capacity}
+        nodes = self.store.nodes()
+        for other, rates in self.store.rates().items():
+            record = nodes.get(other)
+            if other == node or record is None or self._stale(record.last_report, now):
+                continue
+            active |= {t for t, r in rates.items() if r >= ACTIVE_FRACTION * record.capacity}
+        return active
+
+    def _stale(self, last_report: float, now: float) -> bool:
+        return now - last_report > STALE_INTERVALS * self.interval
+
+    def status(self) -> dict[str, Any]:
+        """Policy, tenants, and per node and tenant: share in force, measured rate, and the
+        measured rate as a fraction of the node's capacity."""
+        now = self._clock()
+        rates, shares = self.store.rates(), self.store.shares()
+        nodes = {}
+        for name, record in sorted(self.store.nodes().items()):
+            per_tenant = {
+                tenant: {
+                    "target_bps": shares.get(name, {}).get(tenant),
+                    "measured_bps": rates.get(name, {}).get(tenant, 0.0),
+                    "share_of_node": rates.get(name, {}).get(tenant, 0.0) / record.capacity,
+                }
+                for tenant in self.store.tenants()
+            }
+            nodes[name] = {
+                "capacity_bps": record.capacity,
+                "last_report_age_s": round(now - record.last_report, 3),
+                "stale": self._stale(record.last_report, now),
+                "tenants": per_tenant,
+            }
+        return {
+            "policy": self.policy,
+            "interval_s": self.interval,
+            "tenants": {
+                name: {
+                    "priority": t.priority,
+                    "reservation_bps": t.reservation,
+                    "limit_bps": t.limit,
+                }
+                for name, t in self.store.tenants().items()
+            },
+            "nodes": nodes,
+        }

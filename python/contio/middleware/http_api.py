@@ -1,0 +1,224 @@
+"""The coordinator's HTTP/JSON API, and the client the CLI and the node agents use.
+
+| method and path | body | answer |
+|---|---|---|
+| GET /v1/status | | `Coordinator.status()` |
+| PUT /v1/tenants/NAME | {"priority", "reservation"?, "limit"?} | the tenant |
+| DELETE /v1/tenants/NAME | | {} |
+| PUT /v1/policy | {"policy"} | {"policy"} |
+| POST /v1/nodes/NAME/report | {"capacity_bps", "used_bps": {tenant: bytes/s}} | {"shares_bps", "policy", "interval_s"} |
+| GET /v1/moves?since=T | | [{"at", "node", "tenant", "old_bps", "new_bps"}] |
+
+Every request is signed (`contio.middleware.auth`); 401 otherwise. Bad input is a 400
+whose body names the field, and the client raises it again as `QosConfigError`, so the
+CLI exits 2 with the same message. The server is the standard library's threading HTTP
+server: a handful of agents reporting once a second need nothing more.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from contio.errors import AuthError, CoordinatorUnreachable, MiddlewareError, QosConfigError
+from contio.middleware import auth
+from contio.middleware.coordinator import Coordinator
+
+MAX_BODY = 1 << 20
+
+
+class _BadRequest(Exception):
+    def __init__(self, status: HTTPStatus, payload: dict[str, Any]):
+        self.status, self.payload = status, payload
+
+
+class CoordinatorServer(ThreadingHTTPServer):
+    """Serves one `Coordinator` on (host, port); port 0 picks a free one."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], coordinator: Coordinator, secret: str):
+        super().__init__(address, _Handler)
+        self.coordinator = coordinator
+        self.secret = secret
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
+        return f"http://{host}:{port}"
+
+    def serve_in_thread(self) -> threading.Thread:
+        thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.1}, name="contio-coordinator",
+            daemon=True,
+        )  # fmt: skip
+        thread.start()
+        return thread
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: CoordinatorServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # one report per node per second would drown the coordinator's log
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def _serve(self, method: str) -> None:
+        try:
+            body = self._body()
+            auth.verify(self.server.secret, method, self.path, body, dict(self.headers))
+            status, payload = HTTPStatus.OK, self._route(method, body)
+        except AuthError as exc:
+            status, payload = HTTPStatus.UNAUTHORIZED, {"error": "auth", "message": str(exc)}
+        except QosConfigError as exc:
+            status, payload = HTTPStatus.BAD_REQUEST, {"error": exc.field, "message": str(exc)}
+        except _BadRequest as exc:
+            status, payload = exc.status, exc.payload
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            raise _BadRequest(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": "body"})
+        return self.rfile.read(length) if length else b""
+
+    def _route(self, method: str, body: bytes) -> Any:
+        coordinator = self.server.coordinator
+        url = urlsplit(self.path)
+        parts = [p for p in url.path.split("/") if p][1:] if url.path.startswith("/v1/") else []
+        data = _json(body)
+        match method, parts:
+            case "GET", ["status"]:
+                return coordinator.status()
+            case "GET", ["moves"]:
+                since = float(parse_qs(url.query).get("since", ["0"])[0])
+                return coordinator.store.share_moves(since)
+            case "PUT", ["tenants", name]:
+                tenant = coordinator.set_tenant(
+                    name, data.get("priority"), data.get("reservation"), data.get("limit")
+                )  # the priority's type is checked by TenantShare, naming the field
+                return {"name": tenant.name, "priority": tenant.priority,
+                        "reservation_bps": tenant.reservation, "limit_bps": tenant.limit}  # fmt: skip
+            case "DELETE", ["tenants", name]:
+                coordinator.remove_tenant(name)
+                return {}
+            case "PUT", ["policy"]:
+                coordinator.set_policy(data.get("policy"))
+                return {"policy": coordinator.policy}
+            case "POST", ["nodes", node, "report"]:
+                used = data.get("used_bps") or {}
+                if not isinstance(used, dict):
+                    raise QosConfigError("used_bps", "must be an object of tenant: bytes/s")
+                shares = coordinator.report(node, _number(data, "capacity_bps"), used)
+                return {"shares_bps": shares, "policy": coordinator.policy,
+                        "interval_s": coordinator.interval}  # fmt: skip
+        raise _BadRequest(
+            HTTPStatus.NOT_FOUND, {"error": "path", "message": f"no {method} {url.path}"}
+        )
+
+
+def _json(body: bytes) -> dict[str, Any]:
+    if not body:
+        return {}
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise QosConfigError("body", f"is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise QosConfigError("body", "must be a JSON object")
+    return data
+
+
+def _number(data: dict[str, Any], field: str) -> float:
+    value = data.get(field)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise QosConfigError(field, f"must be a number, not {value!r}")
+    return float(value)
+
+
+class CoordinatorClient:
+    """Signed requests to a coordinator at `url` (http://host:port)."""
+
+    def __init__(self, url: str, secret: str, timeout: float = 5.0):
+        self.url = url.rstrip("/")
+        self._secret = secret
+        self._timeout = timeout
+
+    def status(self) -> dict[str, Any]:
+        return self._call("GET", "/v1/status")
+
+    def set_tenant(
+        self, name: str, priority: int, reservation: object = None, limit: object = None
+    ) -> dict[str, Any]:
+        body = {"priority": priority, "reservation": reservation, "limit": limit}
+        return self._call("PUT", f"/v1/tenants/{name}", body)
+
+    def remove_tenant(self, name: str) -> None:
+        self._call("DELETE", f"/v1/tenants/{name}")
+
+    def set_policy(self, policy: str) -> None:
+        self._call("PUT", "/v1/policy", {"policy": policy})
+
+    def report(self, node: str, capacity_bps: float, used_bps: dict[str, float]) -> dict[str, Any]:
+        body = {"capacity_bps": capacity_bps, "used_bps": used_bps}
+        return self._call("POST", f"/v1/nodes/{node}/report", body)
+
+    def moves(self, since: float = 0.0) -> list[dict[str, Any]]:
+        return self._call("GET", f"/v1/moves?since={since}")
+
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = b"" if body is None else json.dumps(body).encode()
+        headers = {
+            "Content-Type": "application/json",
+            **auth.sign(self._secret, method, path, data),
+        }
+        request = urllib.request.Request(self.url + path, data or None, headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=self._timeout) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            payload = _error_payload(exc)
+            if exc.code == HTTPStatus.BAD_REQUEST:
+                field = str(payload.get("error", "request"))
+                message = str(payload.get("message", ""))
+                raise QosConfigError(field, message.removeprefix(f"{field}: ")) from None
+            if exc.code == HTTPStatus.UNAUTHORIZED:
+                raise AuthError(
+                    f"the coordinator at {self.url} refused: {payload.get('message')}"
+                ) from None
+            raise MiddlewareError(f"{method} {path}: HTTP {exc.code} {payload}") from None
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise CoordinatorUnreachable(f"no coordinator at {self.url}: {reason}") from None
+
+
+def _error_payload(exc: urllib.error.HTTPError) -> dict[str, Any]:
+    try:
+        payload = json.loads(exc.read())
+    except (json.JSONDecodeError, OSError):
+        return {}
+    return payload if isinstance(payload, dict) else {}

@@ -1,0 +1,172 @@
+"""The coordinator over real HTTP on localhost, its state in a real SQLite file: signed
+requests only, the policies' shares per node, a restart that loses nothing, stale nodes,
+and bad input named by field."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from contio.errors import AuthError, CoordinatorUnreachable, QosConfigError
+from contio.middleware import auth
+from contio.middleware.coordinator import STALE_INTERVALS, Coordinator
+from contio.middleware.http_api import CoordinatorClient, CoordinatorServer
+from contio.middleware.store import Store
+
+MB = 1_000_000
+SECRET = "s3cret"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def serve(tmp_path, clock):
+    servers = []
+
+    def start() -> CoordinatorClient:
+        store = Store(tmp_path / "coordinator.sqlite")
+        server = CoordinatorServer(("127.0.0.1", 0), Coordinator(store, clock=clock), SECRET)
+        server.serve_in_thread()
+        servers.append((server, store))
+        return CoordinatorClient(server.url, SECRET)
+
+    def stop() -> None:
+        while servers:
+            server, store = servers.pop()
+            server.shutdown()
+            server.server_close()
+            store.close()
+
+    start.stop = stop  # type: ignore[attr-defined]
+    yield start
+    stop()
+
+
+def test_only_requests_signed_with_the_clusters_secret_change_anything(serve):
+    client = serve()
+    intruder = CoordinatorClient(client.url, "guessed")
+    with pytest.raises(AuthError, match="bad signature"):
+        intruder.set_tenant("evil", 100)
+    with pytest.raises(AuthError):
+        intruder.status()
+    assert client.status()["tenants"] == {}
+
+
+def test_static_policy_is_algorithm_1_per_node_over_the_active_tenants(serve):
+    client = serve()
+    client.set_policy("static")
+    for name, priority in (("paraview", 8), ("bg1", 4), ("bg2", 8)):
+        client.set_tenant(name, priority)
+    busy = {"paraview": 50 * MB, "bg1": 50 * MB, "bg2": 50 * MB}
+    shares = client.report("node1", 200 * MB, busy)["shares_bps"]
+    assert shares == pytest.approx({"paraview": 80 * MB, "bg1": 40 * MB, "bg2": 80 * MB})
+    # bg2 goes idle everywhere: the others share node1 by 8 : 4.
+    shares = client.report("node1", 200 * MB, {"paraview": 50 * MB, "bg1": 50 * MB})["shares_bps"]
+    assert shares["paraview"] == pytest.approx(200 * MB * 8 / 12)
+    # A tenant active on another node counts as active here too (the coordinator's view).
+    client.report("node2", 100 * MB, {"bg2": 30 * MB})
+    shares = client.report("node1", 200 * MB, {"paraview": 50 * MB, "bg1": 50 * MB})["shares_bps"]
+    assert shares["paraview"] == pytest.approx(80 * MB)
+
+
+def test_work_conserving_lends_an_idle_tenants_share(serve):
+    client = serve()
+    client.set_tenant("a", 50)
+    client.set_tenant("b", 50)
+    both = client.report("n", 100 * MB, {"a": 50 * MB, "b": 50 * MB})["shares_bps"]
+    assert both == pytest.approx({"a": 50 * MB, "b": 50 * MB})
+    lent = client.report("n", 100 * MB, {"a": 0.0, "b": 50 * MB})["shares_bps"]
+    assert lent["b"] > 90 * MB and lent["a"] + lent["b"] == pytest.approx(100 * MB)
+    status = client.status()["nodes"]["n"]["tenants"]
+    assert status["b"]["target_bps"] == pytest.approx(lent["b"])
+    assert status["b"]["share_of_node"] == pytest.approx(0.5)
+    moves = client.moves()
+    assert {(m["tenant"], m["new_bps"]) for m in moves} >= {("b", lent["b"]), ("a", lent["a"])}
+
+
+def test_a_restart_keeps_tenants_policy_and_the_shares_in_force(serve):
+    client = serve()
+    client.set_policy("static")
+    client.set_tenant("a", 10, reservation="5MB/s", limit="60MB/s")
+    client.report("n", 100 * MB, {"a": 10 * MB})
+    serve.stop()
+    client = serve()
+    status = client.status()
+    assert status["policy"] == "static"
+    assert status["tenants"]["a"] == {
+        "priority": 10,
+        "reservation_bps": 5 * MB,
+        "limit_bps": 60 * MB,
+    }
+    assert status["nodes"]["n"]["tenants"]["a"]["target_bps"] == pytest.approx(60 * MB)
+
+
+def test_a_node_that_stops_reporting_is_stale_and_no_longer_makes_its_tenants_active(serve, clock):
+    client = serve()
+    client.set_policy("static")
+    client.set_tenant("a", 50)
+    client.set_tenant("b", 50)
+    client.report("dead", 100 * MB, {"b": 80 * MB})
+    shares = client.report("live", 100 * MB, {"a": 80 * MB})["shares_bps"]
+    assert shares["a"] == pytest.approx(50 * MB)  # b is active on `dead`
+    clock.now += STALE_INTERVALS * 1.0 + 0.5
+    shares = client.report("live", 100 * MB, {"a": 80 * MB})["shares_bps"]
+    assert shares["a"] == pytest.approx(100 * MB)
+    nodes = client.status()["nodes"]
+    assert nodes["dead"]["stale"] and not nodes["live"]["stale"]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda c: c.set_tenant("t", 0), r"tenants\.t\.priority: must be an integer 1–100"),
+        (lambda c: c.set_tenant("t", 5, limit="fast"), r"t\.limit: must be"),
+        (lambda c: c.set_policy("work_conserving"),
+         r"policy: must be one of static, work-conserving, not 'work_conserving'"),
+        (lambda c: c.remove_tenant("ghost"), r"tenant: no tenant 'ghost' \(tenants: a\)"),
+        (lambda c: c.set_tenant("b", 5, reservation="150MB/s"),
+         r"tenants\.b\.reservation: \(1\.5e\+08\) is above the node's capacity"),
+        (lambda c: c.report("n", "lots", {}), r"capacity_bps: must be a number"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_refused_naming_the_field_and_nothing_changes(serve, call, message):
+    client = serve()
+    client.set_tenant("a", 5)
+    client.report("n", 100 * MB, {})
+    before = client.status()
+    with pytest.raises(QosConfigError, match=message):
+        call(client)
+    after = client.status()
+    assert after["tenants"] == before["tenants"] and after["policy"] == before["policy"]
+
+
+def test_no_coordinator_is_a_clear_error():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(CoordinatorUnreachable, match=f"no coordinator at http://127.0.0.1:{port}"):
+        CoordinatorClient(f"http://127.0.0.1:{port}", SECRET, timeout=2).status()
+
+
+def test_a_replayed_request_is_refused_after_the_allowed_skew(monkeypatch):
+    headers = auth.sign(SECRET, "PUT", "/v1/policy", b'{"policy": "static"}')
+    auth.verify(SECRET, "PUT", "/v1/policy", b'{"policy": "static"}', headers)  # fresh: fine
+    with pytest.raises(AuthError, match="bad signature"):
+        auth.verify(SECRET, "PUT", "/v1/policy", b'{"policy": "work-conserving"}', headers)
+    later = time.time() + auth.MAX_SKEW + 5
+    monkeypatch.setattr(time, "time", lambda: later)
+    with pytest.raises(AuthError, match="off this clock"):
+        auth.verify(SECRET, "PUT", "/v1/policy", b'{"policy": "static"}', headers)
