@@ -8,13 +8,17 @@ import subprocess
 import sys
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from contio.backends import loop_device
 from contio.backends.owner_lock import OwnerLock, owner_alive
+from contio.backends.undo_journal import UndoJournal
 from contio.engine.invocation import find_engine
 from contio.errors import EngineNotFoundError
+from contio.qos import BlockDevice, hierarchy, resolve
 
 TEST_STATE_PARENT = Path(tempfile.gettempdir()) / f"contio-tests-{os.getuid()}"
 """Each pytest session keeps contio's state (backends, clusters) in its own directory here,
@@ -82,3 +86,33 @@ def engine_targets(engine: Path) -> str:
         [str(engine), "targets"], check=False, capture_output=True, text=True, timeout=60
     )
     return done.stdout
+
+
+def need_root_and_v1() -> Path:
+    """Skip unless root on a host with the cgroup v1 blkio controller (this machine)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (loop devices, cgroups)")
+    if shutil.which("losetup") is None:
+        pytest.skip("missing losetup (run scripts/setup-system.sh)")
+    root = hierarchy.blkio_v1_root()
+    if root is None:
+        pytest.skip("needs the cgroup v1 blkio controller; the v2 files are unit-tested")
+    return root
+
+
+@pytest.fixture
+def v1_root() -> Path:
+    """The v1 blkio mount point; skips unless root on a cgroup v1 host."""
+    return need_root_and_v1()
+
+
+@pytest.fixture
+def loop_disk(tmp_path: Path) -> Iterator[tuple[str, BlockDevice]]:
+    """A new 32 GiB loop device over a sparse file (holes read as zeros, costing no disk), detached after the test."""
+    need_root_and_v1()
+    journal = UndoJournal(tmp_path / "journal.json")
+    try:
+        node = loop_device.attach(tmp_path / "disk.img", 32 << 30, journal)
+        yield node, resolve(node)
+    finally:
+        journal.undo_all()

@@ -1,49 +1,16 @@
-"""Fixtures of the block I/O control tests: root, a fresh loop device, cgroup clean-up checks."""
+"""Fixtures of the block I/O control tests: cgroup clean-up checks (root, v1 and a fresh
+loop device are tests/conftest.py's, shared with the middleware tests)."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import zlib
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from contio.backends import loop_device
-from contio.backends.undo_journal import UndoJournal
-from contio.qos import BlockDevice, hierarchy, resolve
+from contio.qos import hierarchy
 from contio.qos.process_group import PARENT
-
-
-def need_root_and_v1() -> Path:
-    """Skip unless root on a host with the cgroup v1 blkio controller (this machine)."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root (loop devices, cgroups)")
-    if shutil.which("losetup") is None:
-        pytest.skip("missing losetup (run scripts/setup-system.sh)")
-    root = hierarchy.blkio_v1_root()
-    if root is None:
-        pytest.skip("needs the cgroup v1 blkio controller; the v2 files are unit-tested")
-    return root
-
-
-@pytest.fixture
-def v1_root() -> Path:
-    """The v1 blkio mount point; skips unless root on a cgroup v1 host."""
-    return need_root_and_v1()
-
-
-@pytest.fixture
-def loop_disk(tmp_path: Path) -> Iterator[tuple[str, BlockDevice]]:
-    """A new 32 GiB loop device over a sparse file (holes read as zeros, costing no disk), detached after the test."""
-    need_root_and_v1()
-    journal = UndoJournal(tmp_path / "journal.json")
-    try:
-        node = loop_device.attach(tmp_path / "disk.img", 32 << 30, journal)
-        yield node, resolve(node)
-    finally:
-        journal.undo_all()
 
 
 @pytest.fixture

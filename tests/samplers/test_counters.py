@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from contio.samplers.cgroup import _v1_io, _v2_io
+from contio.samplers.cgroup import parse_v1_io, parse_v2_io
 from contio.samplers.host import read_cpu, read_diskstats, read_host, read_net_dev
 
 DATA = Path(__file__).parent.parent / "data" / "samplers"
@@ -40,7 +40,7 @@ def test_net_dev_bytes_per_interface():
 
 
 def test_cgroup_v1_blkio_per_device():
-    io = _v1_io(_text("blkio-v1-service-bytes.txt"), _text("blkio-v1-serviced.txt"))
+    io = parse_v1_io(_text("blkio-v1-service-bytes.txt"), _text("blkio-v1-serviced.txt"))
     assert list(io) == ["7:6"]  # the device-less Total line is not a device
     c = io["7:6"]
     assert (c.read_bytes, c.write_bytes) == (42135552, 133172736)
@@ -48,7 +48,7 @@ def test_cgroup_v1_blkio_per_device():
 
 
 def test_cgroup_v2_io_stat():
-    io = _v2_io("254:0 rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n")
+    io = parse_v2_io("254:0 rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n")
     c = io["254:0"]
     assert (c.read_bytes, c.write_bytes, c.read_ops, c.write_ops) == (4096, 8192, 1, 2)
 

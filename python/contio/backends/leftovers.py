@@ -46,7 +46,7 @@ class Leftover:
     or one experiment's Docker resources."""
 
     kind: str
-    """"docker", "backend", "data-dir" or "cluster"."""
+    """"docker", "backend", "qos-agent" (a node agent's VNodes), "data-dir" or "cluster"."""
     name: str
     """The experiment, the backend instance (`striped-1a2b3c4d`), the directory's or the
     cluster's name."""
@@ -69,6 +69,9 @@ def find(
     for workdir in sorted((state_root() / "backends").glob("*/")):
         if not owner_alive(workdir):
             found.append(Leftover("backend", workdir.name, workdir, _resources(workdir)))
+    for workdir in sorted((state_root() / "qos-agents").glob("*/")):
+        if not owner_alive(workdir):
+            found.append(Leftover("qos-agent", workdir.name, workdir, _resources(workdir)))
     for directory in _dead_data_dirs([Path(tempfile.gettempdir()), *data_bases]):
         children = sorted(p.name for p in directory.iterdir() if p.name != OWNER_LOCK)
         found.append(Leftover("data-dir", directory.name, directory, children))
@@ -89,7 +92,7 @@ def remove(leftover: Leftover, client: docker.DockerClient | None = None) -> Non
         local_cluster.down(leftover.name)
         return
     assert leftover.path is not None  # every other kind is a directory
-    if leftover.kind == "backend":
+    if leftover.kind in ("backend", "qos-agent"):
         UndoJournal(leftover.path / "journal.json").undo_all()
     shutil.rmtree(leftover.path, ignore_errors=True)
     if leftover.path.exists():

@@ -185,6 +185,7 @@ DEFERRED_UNDO_ACTIONS: dict[str, str] = {
     "nfs-export": "contio.backends.nfs:undo_export",
     "loop": "contio.backends.loop_device:undo_loop",
     "slowdev": "contio.backends.slow_device:undo_slowdev",
+    "qos-vnode": "contio.middleware.vnode:undo_vnode",
 }
 
 

@@ -7,7 +7,7 @@ import sys
 import click
 
 # Each command group lives in its own module, which adds its commands to `cli` on import.
-from contio.cli import backend, cleanup, cluster, images, plan, report, results, run  # noqa: F401
+from contio.cli import backend, cleanup, cluster, images, plan, qos, report, results, run  # noqa: F401
 from contio.cli.root import cli
 from contio.errors import ContioError, UsageError
 

@@ -98,7 +98,7 @@ class ContainerCgroup:
                 task_write_bytes=task_write,
                 cpu_ns=int(self._text("cpuacct", "cpuacct.usage")),
                 memory_bytes=int(self._text("memory", "memory.usage_in_bytes")),
-                io=_v1_io(
+                io=parse_v1_io(
                     self._text("blkio", "blkio.throttle.io_service_bytes"),
                     self._text("blkio", "blkio.throttle.io_serviced"),
                 ),
@@ -109,7 +109,7 @@ class ContainerCgroup:
             task_write_bytes=task_write,
             cpu_ns=usage_usec * 1000,
             memory_bytes=int(self._text("", "memory.current")),
-            io=_v2_io(self._text("", "io.stat")),
+            io=parse_v2_io(self._text("", "io.stat")),
         )
 
     def memory_limit(self) -> int | None:
@@ -141,7 +141,7 @@ def _keyed(text: str) -> dict[str, int]:
     return {p[0]: int(p[1]) for p in pairs if len(p) == 2 and p[1].isdigit()}
 
 
-def _v1_io(service_bytes: str, serviced: str) -> dict[str, IoCounters]:
+def parse_v1_io(service_bytes: str, serviced: str) -> dict[str, IoCounters]:
     """Parse v1 `MAJ:MIN Read|Write|… N` lines (the `Total` line has no device)."""
     devices: dict[str, IoCounters] = {}
     for text, kind in ((service_bytes, "bytes"), (serviced, "ops")):
@@ -158,7 +158,7 @@ def _v1_io(service_bytes: str, serviced: str) -> dict[str, IoCounters]:
     return devices
 
 
-def _v2_io(text: str) -> dict[str, IoCounters]:
+def parse_v2_io(text: str) -> dict[str, IoCounters]:
     """Parse v2 `MAJ:MIN rbytes=… wbytes=… rios=… wios=…` lines."""
     devices: dict[str, IoCounters] = {}
     for line in text.splitlines():

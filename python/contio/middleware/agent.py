@@ -1,0 +1,215 @@
+"""The node agent (`contio qos agent`): VNode Sync on one storage node.
+
+Every interval the agent
+
+1. finds the node's brick processes and moves each tenant's into its VNode (a restarted
+   brick has a new PID and is moved again at the next interval);
+2. reads what every VNode moved on the brick disk since the last interval;
+3. reports those rates to the coordinator, which answers with the node's shares;
+4. throttles every VNode to its share.
+
+When the coordinator does not answer, the agent keeps the shares it last had
+(fail-static) and goes on measuring; when it answers again, the next report re-syncs.
+On stop it removes every throttle and cgroup it made. While it runs it holds the owner
+lock of its workdir (`<state>/qos-agents/<node>/`), whose undo journal lists every VNode
+made, so `contio cleanup` removes what a killed agent left (docs/middleware.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from contio.backends.interface import state_root
+from contio.backends.owner_lock import OwnerLock
+from contio.backends.undo_journal import Entry, UndoJournal
+from contio.errors import MiddlewareError, QosConfigError
+from contio.middleware.bricks import BrickProcess, brick_processes
+from contio.middleware.http_api import CoordinatorClient
+from contio.middleware.vnode import VNode, VNodeCounters
+from contio.qos.device import BlockDevice
+
+log = logging.getLogger(__name__)
+
+RETHROTTLE_FRACTION = 0.01
+"""A share that moved by less than this fraction is not written again."""
+
+
+@dataclass
+class AgentConfig:
+    """What one node's agent needs: who it is, where the coordinator is, which disk."""
+
+    node: str
+    """The node's name as the coordinator lists it."""
+    address: str
+    """The node's address: its bricks are started with `-s ADDRESS`."""
+    device: BlockDevice
+    """The brick disk, shared by every tenant's bricks on this node."""
+    capacity_bps: float
+    coordinator_url: str
+    secret: str
+    interval: float = 1.0
+    volumes: dict[str, str] = field(default_factory=dict)
+    """Tenant → volume, where a tenant's volume is not named after it."""
+    workdir: Path | None = None
+    """Default: `<state root>/qos-agents/<node>`."""
+
+    def __post_init__(self) -> None:
+        if not self.capacity_bps > 0:
+            raise QosConfigError("capacity", f"must be positive, not {self.capacity_bps!r}")
+        if not 0 < self.interval <= 1.0:
+            raise QosConfigError("interval", f"must be > 0 and ≤ 1 s, not {self.interval!r}")
+
+
+@dataclass
+class StepResult:
+    """What one interval did, for logs and tests."""
+
+    used_bps: dict[str, float]
+    shares_bps: dict[str, float]
+    coordinator_reached: bool
+    adopted: dict[str, list[int]]
+
+
+class NodeAgent:
+    """The VNodes of one node, kept in sync with the coordinator."""
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        client: CoordinatorClient | None = None,
+        bricks: Callable[[str], list[BrickProcess]] = brick_processes,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.config = config
+        self.client = client or CoordinatorClient(config.coordinator_url, config.secret)
+        self.vnodes: dict[str, VNode] = {}
+        self.shares: dict[str, float] = {}
+        self.reached = False
+        self._bricks = bricks
+        self._clock = clock
+        self._last: tuple[float, dict[str, VNodeCounters]] | None = None
+        self.workdir = config.workdir or agents_root() / config.node
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self._lock = OwnerLock(self.workdir)
+        self._lock.acquire()
+        self._journal = UndoJournal(self.workdir / "journal.json")
+        self._entries: dict[str, Entry] = {}
+
+    def step(self) -> StepResult:
+        """One control interval: sync VNodes, measure, report, apply."""
+        adopted = self._sync_vnodes()
+        used = self._measure()
+        try:
+            answer = self.client.report(self.config.node, self.config.capacity_bps, used)
+        except MiddlewareError as exc:  # fail-static: keep the shares in force
+            if self.reached:
+                log.warning("coordinator unreachable, keeping the last shares: %s", exc)
+            self.reached = False
+            return StepResult(used, dict(self.shares), False, adopted)
+        self.reached = True
+        self.shares = {t: float(bps) for t, bps in answer["shares_bps"].items()}
+        self._drop_removed_tenants()
+        self._sync_vnodes()  # tenants the coordinator just told us about
+        self._apply()
+        return StepResult(used, dict(self.shares), True, adopted)
+
+    def _volume(self, tenant: str) -> str:
+        return self.config.volumes.get(tenant, tenant)
+
+    def _sync_vnodes(self) -> dict[str, list[int]]:
+        by_volume: dict[str, list[int]] = {}
+        for brick in self._bricks(self.config.address):
+            by_volume.setdefault(brick.volume, []).append(brick.pid)
+        adopted = {}
+        for tenant in self.shares:
+            pids = by_volume.get(self._volume(tenant))
+            if not pids:
+                continue  # no brick of this tenant on this node (yet)
+            if tenant not in self.vnodes:
+                self._make_vnode(tenant)
+            moved = self.vnodes[tenant].adopt(pids)
+            if moved:
+                adopted[tenant] = moved
+        return adopted
+
+    def _make_vnode(self, tenant: str) -> None:
+        vnode = VNode.create(self.config.node, tenant, self.config.device)
+        self.vnodes[tenant] = vnode
+        cgroup = vnode.group.cgroup
+        self._entries[tenant] = self._journal.record(
+            "qos-vnode", cgroup=str(cgroup.path), version=cgroup.version, root=str(vnode.group.root)
+        )
+
+    def _remove_vnode(self, tenant: str) -> None:
+        self.vnodes.pop(tenant).remove()
+        self._journal.undo(self._entries.pop(tenant))  # already gone: forgets the entry
+
+    def _measure(self) -> dict[str, float]:
+        now = self._clock()
+        counters = {tenant: vnode.counters() for tenant, vnode in self.vnodes.items()}
+        last, self._last = self._last, (now, counters)
+        if last is None:
+            return {tenant: 0.0 for tenant in counters}
+        seconds = max(now - last[0], 1e-3)
+        previous = last[1]
+        return {
+            tenant: max(0, c.total - previous[tenant].total) / seconds
+            if tenant in previous
+            else 0.0
+            for tenant, c in counters.items()
+        }
+
+    def _apply(self) -> None:
+        for tenant, vnode in self.vnodes.items():
+            share = self.shares.get(tenant)
+            if share is None:
+                continue
+            old = vnode.share_bps
+            if old is None or abs(share - old) > RETHROTTLE_FRACTION * max(old, 1.0):
+                vnode.throttle(share)
+
+    def _drop_removed_tenants(self) -> None:
+        for tenant in [t for t in self.vnodes if t not in self.shares]:
+            self._remove_vnode(tenant)
+
+    def settings(self) -> dict[str, Any]:
+        """The shares in force on this node and how they are applied, for results."""
+        return {
+            "node": self.config.node,
+            "coordinator_reached": self.reached,
+            "vnodes": {t: {"share_bps": v.share_bps, "cgroup": str(v.group.cgroup.path),
+                           "controls": v.settings()}
+                       for t, v in self.vnodes.items()},
+        }  # fmt: skip
+
+    def run(self, stop: Callable[[], bool]) -> None:
+        """Step every interval until `stop()` is true; then remove everything made."""
+        try:
+            while not stop():
+                started = self._clock()
+                self.step()
+                time.sleep(max(0.0, self.config.interval - (self._clock() - started)))
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Remove every throttle and cgroup this agent made; then release its workdir."""
+        errors = []
+        for tenant in list(self.vnodes):
+            try:
+                self._remove_vnode(tenant)
+            except Exception as exc:  # noqa: BLE001 - remove the rest, report all
+                errors.append(f"{tenant}: {exc}")
+        if errors:
+            raise MiddlewareError("the agent could not remove: " + "; ".join(errors))
+        self._lock.release()
+
+
+def agents_root() -> Path:
+    """Where node agents keep their workdirs (owner lock and undo journal)."""
+    return state_root() / "qos-agents"

@@ -1,0 +1,190 @@
+"""The node agent against a real coordinator (HTTP, SQLite), real cgroups and a real loop
+device. The brick processes here are `dd` readers standing in for `glusterfsd` (the agent
+finds bricks through an injected function); the Gluster cluster test is
+tests/middleware/test_gluster_middleware.py."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from contio.backends import leftovers
+from contio.middleware.agent import AgentConfig, NodeAgent
+from contio.middleware.bricks import BrickProcess
+from contio.middleware.coordinator import Coordinator
+from contio.middleware.http_api import CoordinatorClient, CoordinatorServer
+from contio.middleware.store import Store
+from contio.middleware.vnode import cgroup_name
+from contio.qos import hierarchy
+from contio.qos.process_group import PARENT
+
+MB = 1_000_000
+SECRET = "agent-test"
+CAPACITY = 40 * MB
+
+
+class Coordinated:
+    """A coordinator on a fixed port that the test can stop and start again."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.server: CoordinatorServer | None = None
+        self.port = 0
+
+    def start(self) -> None:
+        self.store = Store(self.path)
+        self.server = CoordinatorServer(("127.0.0.1", self.port), Coordinator(self.store), SECRET)
+        self.port = self.server.server_address[1]
+        self.server.serve_in_thread()
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.store.close()
+            self.server = None
+
+    @property
+    def client(self) -> CoordinatorClient:
+        return CoordinatorClient(f"http://127.0.0.1:{self.port}", SECRET, timeout=2)
+
+
+@pytest.fixture
+def coordinator(tmp_path):
+    served = Coordinated(tmp_path / "coordinator.sqlite")
+    served.start()
+    yield served
+    served.stop()
+
+
+def _reader(device: str) -> subprocess.Popen:
+    """A process reading the disk with direct I/O, as a brick serving a reader does."""
+    return subprocess.Popen(
+        ["dd", f"if={device}", "of=/dev/null", "bs=1M", "iflag=direct", "status=none"]
+    )
+
+
+def _in_cgroup(pid: int) -> str:
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "blkio" in controllers.split(","):
+            return path
+    return ""
+
+
+def test_agent_moves_bricks_into_vnodes_throttles_by_priority_and_cleans_up(
+    loop_disk, coordinator, tmp_path, monkeypatch
+):
+    node, device = loop_disk
+    monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path / "state"))
+    client = coordinator.client
+    client.set_policy("static")
+    client.set_tenant("hi", 75)
+    client.set_tenant("lo", 25)
+    readers = {"hi": _reader(node), "lo": _reader(node)}
+    bricks = {t: BrickProcess(p.pid, t, "10.0.0.1", "/b") for t, p in readers.items()}
+    config = AgentConfig("n1", "10.0.0.1", device, CAPACITY, client.url, SECRET, interval=0.5)
+    agent = NodeAgent(config, client, bricks=lambda host: list(bricks.values()))
+    try:
+        for _ in range(3):  # learn the tenants, make the VNodes, measure a first interval
+            agent.step()
+            time.sleep(0.5)  # an interval of I/O to measure
+        for tenant, reader in readers.items():
+            assert _in_cgroup(reader.pid).endswith(cgroup_name("n1", tenant))
+        assert agent.shares == pytest.approx({"hi": 30 * MB, "lo": 10 * MB})
+        agent.step()  # the interval in which the throttle came into force
+        time.sleep(1.0)  # a whole interval under the throttle
+        measured = agent.step().used_bps
+        assert 0 < measured["lo"] <= 10 * MB * 1.1
+        assert measured["hi"] > measured["lo"]
+        status = client.status()["nodes"]["n1"]["tenants"]
+        assert status["lo"]["target_bps"] == pytest.approx(10 * MB)
+
+        # A brick restarts: new PID, adopted at the next interval.
+        readers["lo"].kill()
+        readers["lo"].wait()
+        readers["lo"] = _reader(node)
+        bricks["lo"] = BrickProcess(readers["lo"].pid, "lo", "10.0.0.1", "/b")
+        result = agent.step()
+        assert result.adopted == {"lo": [readers["lo"].pid]}
+        assert _in_cgroup(readers["lo"].pid).endswith(cgroup_name("n1", "lo"))
+
+        # The coordinator goes away: the agent keeps its shares (fail-static) ...
+        coordinator.stop()
+        throttle = Path(agent.vnodes["lo"].group.cgroup.path, "blkio.throttle.read_bps_device")
+        before = throttle.read_text()
+        result = agent.step()
+        assert not result.coordinator_reached and result.shares_bps == agent.shares
+        assert throttle.read_text() == before and str(10 * MB) in before
+        # ... and re-syncs when it is back with a change made meanwhile.
+        coordinator.start()
+        coordinator.client.set_tenant("lo", 75)
+        time.sleep(0.5)  # an interval of I/O: both tenants active
+        assert agent.step().coordinator_reached
+        assert agent.shares["lo"] == pytest.approx(20 * MB)
+        assert str(20 * MB) in throttle.read_text()
+    finally:
+        agent.close()
+        for reader in readers.values():
+            reader.kill()
+            reader.wait()
+    root = hierarchy.blkio_v1_root()
+    assert root is not None
+    assert not list((root / PARENT).glob("qos-n1-*")) if (root / PARENT).exists() else True
+    assert not (tmp_path / "state" / "qos-agents" / "n1" / "journal.json").exists()
+
+
+KILLED_AGENT = """
+import os, signal, sys
+from pathlib import Path
+from contio.middleware.agent import AgentConfig, NodeAgent
+from contio.middleware.bricks import BrickProcess
+from contio.middleware.coordinator import Coordinator
+from contio.middleware.http_api import CoordinatorServer
+from contio.middleware.store import Store
+from contio.qos import resolve
+
+store, disk, pid = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+server = CoordinatorServer(("127.0.0.1", 0), Coordinator(Store(store)), "k")
+server.serve_in_thread()
+server.coordinator.set_tenant("t", 10)
+config = AgentConfig("n9", "10.0.0.9", resolve(disk), 1e8, server.url, "k")
+agent = NodeAgent(config, bricks=lambda host: [BrickProcess(pid, "t", "10.0.0.9", "/b")])
+agent.step()
+agent.step()
+print(agent.vnodes["t"].group.cgroup.path, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_cleanup_removes_the_vnodes_of_a_killed_agent(loop_disk, tmp_path, monkeypatch):
+    node, _ = loop_disk
+    monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path / "state"))
+    reader = _reader(node)
+    try:
+        argv = [
+            sys.executable,
+            "-c",
+            KILLED_AGENT,
+            str(tmp_path / "c.sqlite"),
+            node,
+            str(reader.pid),
+        ]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+        cgroup = Path(proc.stdout.strip())
+        assert proc.returncode == -signal.SIGKILL and cgroup.is_dir(), proc.stderr
+        assert _in_cgroup(reader.pid).endswith(cgroup.name)
+        found = [f for f in leftovers.find() if f.kind == "qos-agent"]
+        assert [f.name for f in found] == ["n9"]
+        assert any(cgroup.name in r for r in found[0].resources)
+        leftovers.remove(found[0])
+        assert not cgroup.exists()
+        assert not _in_cgroup(reader.pid).endswith(cgroup.name)
+    finally:
+        reader.kill()
+        reader.wait()
