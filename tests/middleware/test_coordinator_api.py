@@ -5,6 +5,8 @@ and bad input named by field."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import time
 
 import pytest
@@ -170,3 +172,14 @@ def test_a_replayed_request_is_refused_after_the_allowed_skew(monkeypatch):
     monkeypatch.setattr(time, "time", lambda: later)
     with pytest.raises(AuthError, match="off this clock"):
         auth.verify(SECRET, "PUT", "/v1/policy", b'{"policy": "static"}', headers)
+
+
+def test_the_cli_refuses_bad_middleware_input_before_touching_a_cluster(tmp_path):
+    def contio(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "contio", "qos", *args, "--cluster", "nosuch"]
+        return subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, check=False)
+
+    bad_capacity = contio("up", "--capacity", "fast")
+    assert bad_capacity.returncode == 2 and "--capacity: must be" in bad_capacity.stderr
+    not_up = contio("status")
+    assert not_up.returncode == 1 and "not up on cluster 'nosuch'" in not_up.stderr

@@ -6,9 +6,6 @@
 
 from __future__ import annotations
 
-import signal
-import threading
-from pathlib import Path
 from typing import Any
 
 import click
@@ -16,14 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from contio.cli.root import cli
-from contio.errors import QosConfigError
 from contio.middleware import deployment as middleware
-from contio.middleware.agent import AgentConfig, NodeAgent
-from contio.middleware.auth import read_secret
-from contio.middleware.coordinator import Coordinator
-from contio.middleware.http_api import CoordinatorServer
-from contio.middleware.store import Store
-from contio.qos.device import resolve
+from contio.middleware import services
 from contio.qos.limits import parse_rate
 from contio.qos.policy import POLICIES
 
@@ -123,64 +114,6 @@ def policy(cluster: str, name: str) -> None:
     click.echo(f"policy {name}")
 
 
-# The two services.
-
-
-def _until_signal() -> threading.Event:
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    return stop
-
-
-@qos.command()
-@click.option("--listen", required=True, help="HOST:PORT to serve the API on.")
-@click.option("--state", type=click.Path(path_type=Path), required=True,
-              help="The SQLite file that keeps the configuration.")  # fmt: skip
-@click.option("--secret-file", type=click.Path(path_type=Path), required=True)
-@click.option("--interval", type=float, default=1.0, show_default=True,
-              help="The agents' control interval in seconds (stale after three).")  # fmt: skip
-def coordinator(listen: str, state: Path, secret_file: Path, interval: float) -> None:
-    """Run the coordinator (started by `contio qos up`) until SIGTERM."""
-    host, _, port = listen.rpartition(":")
-    if not host or not port.isdigit():
-        raise QosConfigError("--listen", f"must be HOST:PORT, not {listen!r}")
-    stop = _until_signal()
-    store = Store(state)
-    server = CoordinatorServer(
-        (host, int(port)), Coordinator(store, interval), read_secret(secret_file)
-    )
-    server.serve_in_thread()
-    click.echo(f"coordinator serving {server.url}", err=True)
-    stop.wait()
-    server.shutdown()
-    server.server_close()
-    store.close()
-
-
-@qos.command()
-@click.option("--node", required=True, help="This node's name at the coordinator.")
-@click.option("--address", required=True, help="This node's address (its bricks' -s).")
-@click.option("--disk", type=click.Path(exists=True, path_type=Path), required=True,
-              help="A path on the brick disk the tenants share.")  # fmt: skip
-@click.option("--capacity", required=True, help='The disk\'s bandwidth, e.g. "200MB/s".')
-@click.option("--coordinator", "url", required=True, help="http://HOST:PORT")
-@click.option("--secret-file", type=click.Path(path_type=Path), required=True)
-@click.option("--interval", type=float, default=1.0, show_default=True)
-@click.option("--volume", "volumes", multiple=True, metavar="TENANT=VOLUME",
-              help="A tenant whose volume is not named after it. Repeatable.")  # fmt: skip
-def agent(node: str, address: str, disk: Path, capacity: str, url: str, secret_file: Path,
-          interval: float, volumes: tuple[str, ...]) -> None:  # fmt: skip
-    """Run a node agent (started by `contio qos up`) until SIGTERM; then remove its VNodes."""
-    mapping = {}
-    for item in volumes:
-        tenant, sep, volume = item.partition("=")
-        if not sep or not tenant or not volume:
-            raise QosConfigError("--volume", f"must be TENANT=VOLUME, not {item!r}")
-        mapping[tenant] = volume
-    config = AgentConfig(
-        node, address, resolve(disk), float(parse_rate("--capacity", capacity)), url,
-        read_secret(secret_file), interval, mapping,
-    )  # fmt: skip
-    stop = _until_signal()
-    NodeAgent(config).run(stop.is_set)
+# The two services, light to start (see contio.middleware.services).
+qos.add_command(services.coordinator)
+qos.add_command(services.agent)

@@ -26,7 +26,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from contio.errors import MiddlewareError, QosConfigError
+from contio.errors import MiddlewareError, QosConfigError, UsageError
 from contio.gluster.local_cluster import LocalCluster
 from contio.middleware.auth import new_secret, read_secret
 from contio.middleware.http_api import CoordinatorClient
@@ -39,8 +39,9 @@ STOP_TIMEOUT = 15.0
 CALIBRATION_BYTES = 64 << 20
 
 
-class AgentsDidNotReport(MiddlewareError):
-    """`contio qos up`: an agent did not reach the coordinator in time."""
+class AgentsDidNotReport(MiddlewareError, UsageError):
+    """`contio qos up`: an agent did not reach the coordinator in time (exit 2: the nodes
+    or the network need fixing before the middleware can run)."""
 
 
 @dataclass
@@ -151,7 +152,7 @@ def down(cluster_name: str) -> bool:
 def _start_coordinator(deployment: Deployment, secret: str) -> Started:
     host, port = deployment.url.removeprefix("http://").rsplit(":", 1)
     argv = [
-        sys.executable, "-m", "contio", "qos", "coordinator", "--listen", f"{host}:{port}",
+        sys.executable, "-m", "contio.middleware.services", "coordinator", "--listen", f"{host}:{port}",
         "--state", str(deployment.directory / "coordinator.sqlite"),
         "--secret-file", str(deployment.directory / "secret"),
     ]  # fmt: skip
@@ -175,7 +176,7 @@ def _start_coordinator(deployment: Deployment, secret: str) -> Started:
 def _start_agent(deployment: Deployment, name: str, netns: str, address: str, disk: str) -> Started:
     argv = [
         "nsenter", f"--net=/run/netns/{netns}", "--",
-        sys.executable, "-m", "contio", "qos", "agent", "--node", name, "--address", address,
+        sys.executable, "-m", "contio.middleware.services", "agent", "--node", name, "--address", address,
         "--disk", disk, "--capacity", str(int(deployment.capacity_bps[name])),
         "--coordinator", deployment.url,
         "--secret-file", str(deployment.directory / "secret"),

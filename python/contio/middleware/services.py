@@ -1,0 +1,109 @@
+"""The middleware's two long-running services: the coordinator and a node agent.
+
+`contio qos coordinator|agent` are these commands; `contio qos up` starts them as
+`python -m contio.middleware.services …`, which imports only the middleware (about a
+second) instead of the whole CLI (about four, on a busy two-core machine, times one
+process per node).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+
+import click
+
+from contio.errors import QosConfigError
+from contio.middleware.agent import AgentConfig, NodeAgent
+from contio.middleware.auth import read_secret
+from contio.middleware.coordinator import Coordinator
+from contio.middleware.http_api import CoordinatorServer
+from contio.middleware.store import Store
+from contio.qos.device import resolve
+from contio.qos.limits import parse_rate
+
+
+@click.group()
+def services() -> None:
+    """The I/O middleware's services."""
+
+
+def _until_signal() -> threading.Event:
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    return stop
+
+
+@services.command()
+@click.option("--listen", required=True, help="HOST:PORT to serve the API on.")
+@click.option("--state", type=click.Path(path_type=Path), required=True,
+              help="The SQLite file that keeps the configuration.")  # fmt: skip
+@click.option("--secret-file", type=click.Path(path_type=Path), required=True)
+@click.option("--interval", type=float, default=1.0, show_default=True,
+              help="The agents' control interval in seconds (stale after three).")  # fmt: skip
+def coordinator(listen: str, state: Path, secret_file: Path, interval: float) -> None:
+    """Run the coordinator (started by `contio qos up`) until SIGTERM."""
+    host, _, port = listen.rpartition(":")
+    if not host or not port.isdigit():
+        raise QosConfigError("--listen", f"must be HOST:PORT, not {listen!r}")
+    stop = _until_signal()
+    store = Store(state)
+    server = CoordinatorServer(
+        (host, int(port)), Coordinator(store, interval), read_secret(secret_file)
+    )
+    server.serve_in_thread()
+    click.echo(f"coordinator serving {server.url}", err=True)
+    stop.wait()
+    server.shutdown()
+    server.server_close()
+    store.close()
+
+
+@services.command()
+@click.option("--node", required=True, help="This node's name at the coordinator.")
+@click.option("--address", required=True, help="This node's address (its bricks' -s).")
+@click.option("--disk", type=click.Path(exists=True, path_type=Path), required=True,
+              help="A path on the brick disk the tenants share.")  # fmt: skip
+@click.option("--capacity", required=True, help='The disk\'s bandwidth, e.g. "200MB/s".')
+@click.option("--coordinator", "url", required=True, help="http://HOST:PORT")
+@click.option("--secret-file", type=click.Path(path_type=Path), required=True)
+@click.option("--interval", type=float, default=1.0, show_default=True)
+@click.option("--volume", "volumes", multiple=True, metavar="TENANT=VOLUME",
+              help="A tenant whose volume is not named after it. Repeatable.")  # fmt: skip
+def agent(node: str, address: str, disk: Path, capacity: str, url: str, secret_file: Path,
+          interval: float, volumes: tuple[str, ...]) -> None:  # fmt: skip
+    """Run a node agent (started by `contio qos up`) until SIGTERM; then remove its VNodes."""
+    mapping = {}
+    for item in volumes:
+        tenant, sep, volume = item.partition("=")
+        if not sep or not tenant or not volume:
+            raise QosConfigError("--volume", f"must be TENANT=VOLUME, not {item!r}")
+        mapping[tenant] = volume
+    config = AgentConfig(
+        node, address, resolve(disk), float(parse_rate("--capacity", capacity)), url,
+        read_secret(secret_file), interval, mapping,
+    )  # fmt: skip
+    stop = _until_signal()
+    NodeAgent(config).run(stop.is_set)
+
+
+def main() -> None:
+    """`python -m contio.middleware.services`: bad input exits 2 with the field named."""
+    import sys
+
+    from contio.errors import UsageError
+
+    try:
+        services.main(standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2)
+    except UsageError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""Paper 004's middleware on the shared 3-node Gluster cluster, through the real CLI:
+two tenants' volumes share every node's brick disk, `contio qos up` starts a coordinator
+and an agent per node, and O_DIRECT writers of both tenants are held to their shares on
+every node — by Algorithm 1 (static), then lent and taken back (work-conserving). A
+killed agent is marked stale, and `down` plus `cleanup` leave no cgroup behind.
+
+(Here rather than in tests/middleware/: it needs this directory's shared cluster.)"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from contio.backends import registry
+from contio.middleware.deployment import Deployment
+from contio.qos import hierarchy
+from contio.qos.process_group import PARENT
+
+MB = 1_000_000
+# Gluster 10 has no volume option for O_DIRECT on every brick open; these pass a
+# client's O_DIRECT through to the brick (docs/middleware.md).
+DIRECT = {"performance.strict-o-direct": "on", "network.remote-dio": "disable"}
+WRITERS = 12
+"""Per tenant, one file each: enough that the volume's hash puts some on every brick."""
+
+
+def _vnodes() -> list[str]:
+    root = hierarchy.blkio_v1_root()
+    parent = root / PARENT if root is not None else None
+    return sorted(p.name for p in parent.glob("qos-*")) if parent and parent.exists() else []
+
+
+def _writers(directory: Path, count: int) -> list[subprocess.Popen]:
+    """Direct-I/O writers, one file each (files hash to the volume's three bricks)."""
+    procs = []
+    for i in range(count):
+        argv = ["dd", "if=/dev/zero", f"of={directory / f'w{i}'}", "bs=256k", "count=100000"]
+        procs.append(subprocess.Popen([*argv, "oflag=direct", "status=none"]))
+    return procs
+
+
+def _stop(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
+def _until(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout:.0f} s: {what}")
+        time.sleep(0.5)  # one agent interval is 1 s
+
+
+@pytest.fixture
+def tenant_volumes(gluster_cluster) -> Iterator[dict[str, Path]]:
+    with ExitStack() as stack:
+        mounts = {}
+        for tenant in ("ta", "tb"):
+            backend = registry.create("gluster", {
+                "volume_type": "distributed", "bricks": 3, "volume_name": tenant,
+                "volume_options": DIRECT, "cluster": gluster_cluster,
+            })  # fmt: skip
+            stack.enter_context(backend)
+            mounts[tenant] = backend.data_root()
+        yield mounts
+
+
+def test_tenants_are_held_to_their_shares_on_every_node_and_nothing_is_left(
+    gluster_cluster, tenant_volumes, run_contio, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)  # as a user would: from anywhere
+    up = run_contio("qos", "up", "--cluster", gluster_cluster, "--capacity", "20MB/s",
+                    "--policy", "static")  # fmt: skip
+    assert up.returncode == 0, up.stderr
+    writers: list[subprocess.Popen] = []
+    try:
+        for tenant, priority in (("ta", "75"), ("tb", "25")):
+            done = run_contio(
+                "qos", "set", tenant, "--priority", priority, "--cluster", gluster_cluster
+            )
+            assert done.returncode == 0, done.stderr
+        bad = run_contio("qos", "set", "ta", "--priority", "0", "--cluster", gluster_cluster)
+        assert bad.returncode == 2 and "tenants.ta.priority: must be an integer 1–100" in bad.stderr
+        client = Deployment.load(gluster_cluster).client
+        writers = _writers(tenant_volumes["ta"], WRITERS) + _writers(tenant_volumes["tb"], WRITERS)
+
+        def held(shares: dict[str, float], slack: float = 1.15) -> bool:
+            nodes = client.status()["nodes"]
+            return all(
+                row["target_bps"] == pytest.approx(shares[tenant])
+                and 0.5 * shares[tenant] <= row["measured_bps"] <= slack * shares[tenant]
+                for node in nodes.values()
+                for tenant, row in node["tenants"].items()
+            )
+
+        # Algorithm 1: 75 : 25 of 20 MB/s on each node, and the writers are held there.
+        _until(lambda: held({"ta": 15 * MB, "tb": 5 * MB}), 30, "static shares 15/5 MB/s held")
+
+        # Work-conserving: tb stops, its share is lent to ta; it is back when tb writes.
+        client.set_policy("work-conserving")
+        tb_writers, writers = writers[WRITERS:], writers[:WRITERS]
+        _stop(tb_writers)
+
+        def lent() -> bool:
+            nodes = client.status()["nodes"].values()
+            return all(n["tenants"]["ta"]["measured_bps"] > 17 * MB for n in nodes)
+
+        _until(lent, 20, "ta uses more than its 15 MB/s while tb is idle")
+        writers += _writers(tenant_volumes["tb"], WRITERS)
+        _until(lambda: held({"ta": 15 * MB, "tb": 5 * MB}), 20, "tb's share taken back")
+
+        # An agent killed with SIGKILL: its node goes stale; its VNodes outlive it.
+        deployment = Deployment.load(gluster_cluster)
+        os.killpg(deployment.agents["node1"].pid, signal.SIGKILL)
+        _until(lambda: client.status()["nodes"]["node1"]["stale"], 10, "node1 stale")
+        assert any(name.startswith("qos-node1-") for name in _vnodes())
+    finally:
+        _stop(writers)
+        down = run_contio("qos", "down", "--cluster", gluster_cluster)
+        assert down.returncode == 0, down.stderr
+    left = _vnodes()
+    assert left and all(name.startswith("qos-node1-") for name in left)  # the killed agent's
+    cleanup = run_contio("cleanup")
+    assert cleanup.returncode == 0, cleanup.stderr
+    assert "qos-agent node1" in cleanup.stdout
+    assert _vnodes() == []
