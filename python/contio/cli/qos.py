@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import click
@@ -60,8 +61,6 @@ def status(cluster: str, as_json: bool) -> None:
     """Per node and tenant: the share in force, the measured rate, its share of the node."""
     state = middleware.Deployment.load(cluster).client.status()
     if as_json:
-        import json
-
         click.echo(json.dumps(state, indent=2))
         return
     Console().print(_status_table(state))

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from contio.errors import MiddlewareError, QosConfigError, UsageError
-from contio.gluster.local_cluster import LocalCluster
+from contio.gluster.local_cluster import LocalCluster, cluster_root
 from contio.middleware.auth import new_secret, read_secret
 from contio.middleware.http_api import CoordinatorClient
 from contio.qos.calibration import calibrate
@@ -94,8 +94,7 @@ class Deployment:
 
 
 def middleware_root(cluster: str) -> Path:
-    from contio.gluster.local_cluster import cluster_root
-
+    """Where `up` keeps the secret, the coordinator's database, the logs and what it started."""
     return cluster_root(cluster) / "qos"
 
 

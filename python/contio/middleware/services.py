@@ -9,12 +9,13 @@ process per node).
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from pathlib import Path
 
 import click
 
-from contio.errors import QosConfigError
+from contio.errors import QosConfigError, UsageError
 from contio.middleware.agent import AgentConfig, NodeAgent
 from contio.middleware.auth import read_secret
 from contio.middleware.coordinator import Coordinator
@@ -91,10 +92,6 @@ def agent(node: str, address: str, disk: Path, capacity: str, url: str, secret_f
 
 def main() -> None:
     """`python -m contio.middleware.services`: bad input exits 2 with the field named."""
-    import sys
-
-    from contio.errors import UsageError
-
     try:
         services.main(standalone_mode=False)
     except click.ClickException as exc:
