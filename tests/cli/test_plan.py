@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -192,3 +194,30 @@ def test_plan_prices_skipped_cells_at_0_s_and_lists_the_claims_it_can_test(tmp_p
         assert "estimated duration: 2 min 01 s" in out  # 2 × 60 s + overheads; nothing for NFS
     else:
         assert "nfs-faster: can test — 2 cells" in out
+
+
+def test_plan_prices_cells_from_the_phases_an_earlier_run_of_the_same_spec_measured(tmp_path):
+    spec = tmp_path / "spec.yaml"
+    text = (
+        "name: measured\nfactors: {target: [btree], workload: [workloadc]}\n"
+        "properties: {recordcount: 20000, operationcount: 40000}\n"
+        "stop: {rule: workload, repetitions: 2}\n"
+    )
+    spec.write_text(text)
+    done = contio("run", spec, "--results-dir", tmp_path / "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [folder] = (tmp_path / "out").iterdir()
+    rows = list(csv.DictReader((folder / "repetitions.csv").open()))
+    seconds = {
+        p: [float(r["runtime_ms"]) / 1000 for r in rows if r["phase"] == p] for p in ("load", "run")
+    }
+    # One load (the run is read-only), two runs at their median, 0.3 s of overhead each.
+    expected = seconds["load"][0] + 0.3 + 2 * (statistics.median(seconds["run"]) + 0.3)
+    priced = contio("plan", spec, "--results-dir", tmp_path / "out", cwd=tmp_path)
+    out = " ".join(priced.stdout.split())
+    assert f"1 of 1 cells priced from the phases measured in {folder.name}" in out
+    minutes, secs = divmod(round(expected), 60)
+    assert f"estimated duration: {minutes} min {secs:02d} s" in out
+    spec.write_text(text.replace("20000", "30000"))  # another data set: nothing measured
+    other = contio("plan", spec, "--results-dir", tmp_path / "out", cwd=tmp_path)
+    assert "priced at assumed rates" in other.stdout

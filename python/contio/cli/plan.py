@@ -19,6 +19,8 @@ from contio.cli.root import cli
 from contio.cli.run import PROFILE_HELP, load_spec
 from contio.experiment.matrix import expand
 from contio.run.docker_preparation import plan_docker
+from contio.run.identity import spec_fingerprint
+from contio.run.measured_prices import measured_phases
 from contio.run.phase_calls import check_with_engine
 from contio.run.plan import Plan
 
@@ -26,7 +28,13 @@ from contio.run.plan import Plan
 @cli.command()
 @click.argument("spec", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--profile", "-P", help=PROFILE_HELP)
-def plan(spec: Path | None, profile: str | None) -> None:
+@click.option(
+    "--results-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
+    show_default=True,
+    help="Where earlier runs of this experiment are: their measured phase times price the "
+    "plan (cells never measured keep the assumed rates).",
+)  # fmt: skip
+def plan(spec: Path | None, profile: str | None, results_dir: Path) -> None:
     """Show what `contio run SPEC` would do, without doing any of it.
 
     Refuses (exit 2) what `contio run` would refuse before provisioning anything.
@@ -36,4 +44,5 @@ def plan(spec: Path | None, profile: str | None) -> None:
     docker = plan_docker(experiment, cells)  # exit code 2 when docker cells cannot run here
     check_with_engine(experiment, cells)  # what `contio run` refuses, plan refuses too
     console = Console() if Console().is_terminal else Console(width=160)
-    console.print(Plan(experiment, cells, profile, docker).render(), highlight=False)
+    measured = measured_phases(results_dir, spec_fingerprint(experiment))
+    console.print(Plan(experiment, cells, profile, docker, measured).render(), highlight=False)

@@ -37,6 +37,7 @@ from contio.qos.io_controls import process_controller
 from contio.run.backend_pool import describe_plan, probe_unavailable
 from contio.run.docker_preparation import DockerPlan
 from contio.run.loads import LoadedData, needs_load
+from contio.run.measured_prices import MeasuredPhases
 from contio.run.stopping import planned_repetitions
 
 ASSUMED_OPS_PER_SEC = {"null": 1_000_000.0}
@@ -99,16 +100,21 @@ class Priced:
     loads: int
 
 
+NOTHING_MEASURED = MeasuredPhases()
+
+
 def _priced(
     cells: list[Cell],
     spec: ExperimentSpec,
     skipped: frozenset[str],
     repetitions: int,
     order: CellOrder,
+    measured: MeasuredPhases = NOTHING_MEASURED,
 ) -> Priced:
     """`repetitions` repetitions of each cell, run in `order` (not `auto`): its run
     phases, and the loads (with the database servers' start) the load policy makes it
-    wait for (`contio.run.loads.needs_load`, as the runner decides them)."""
+    wait for (`contio.run.loads.needs_load`, as the runner decides them). A phase that
+    earlier runs of the experiment `measured` is priced at its measured median."""
     seed = order.seed if order.seed is not None else PRICING_SEED
     found = dict.fromkeys((c.key for c in cells), 0.0)
     loads = 0
@@ -120,13 +126,19 @@ def _priced(
         if cell.level.get("runtime") == "docker":
             overhead += CONTAINER_OVERHEAD_S
         if needs_load(spec.load.reuse, loaded, cell):
-            load = max(load_seconds(m, spec) for m in cell.members) + overhead
+            load = measured.get(cell.key, "load")
+            if load is None:
+                load = max(load_seconds(m, spec) for m in cell.members)
+            load += overhead
             servers = [SERVER_START_S.get(m.target, 2.0) for m in cell.members if m.database]
             found[cell.key] += load + max(servers, default=0.0)  # servers start with each load
             loads += 1
             loaded = LoadedData(cell.load_key(), cell.level["backend"], [])
         assert loaded is not None
-        found[cell.key] += max(run_seconds(m, spec) for m in cell.members) + overhead
+        run = measured.get(cell.key, "run")
+        if run is None:
+            run = max(run_seconds(m, spec) for m in cell.members)
+        found[cell.key] += run + overhead
         if not cell.read_only:
             loaded.fresh = False
     return Priced(found, loads)
@@ -137,14 +149,18 @@ def estimates(
     spec: ExperimentSpec,
     skipped: frozenset[str] = frozenset(),
     order: CellOrder | None = None,
+    measured: MeasuredPhases = NOTHING_MEASURED,
 ) -> dict[str, tuple[float, float]]:
     """Per cell key, the fewest and most seconds it should take (loads included, each
     charged to the cell it is made for, in `order`, default the spec's, `auto` resolved);
     the cells in `skipped` (their backend or controls are unavailable here) take none."""
-    order = resolved_order(cells, spec, order)
+    order = resolved_order(cells, spec, order, measured)
     low_reps, high_reps = planned_repetitions(spec.stop, spec.repetition_count)
-    low = _priced(cells, spec, skipped, low_reps, order).seconds
-    high = low if high_reps == low_reps else _priced(cells, spec, skipped, high_reps, order).seconds
+    low = _priced(cells, spec, skipped, low_reps, order, measured).seconds
+    high = (
+        low if high_reps == low_reps
+        else _priced(cells, spec, skipped, high_reps, order, measured).seconds
+    )  # fmt: skip
     return {key: (low[key], high[key]) for key in low}
 
 
@@ -177,12 +193,14 @@ class OrderCost:
         )
 
 
-def order_cost(cells: list[Cell], spec: ExperimentSpec) -> OrderCost:
+def order_cost(
+    cells: list[Cell], spec: ExperimentSpec, measured: MeasuredPhases = NOTHING_MEASURED
+) -> OrderCost:
     """`interleaved` against `random` for this spec (`OrderCost`)."""
     low_reps, _ = planned_repetitions(spec.stop, spec.repetition_count)
     seed = spec.order.seed
     random_, interleaved = (
-        _priced(cells, spec, frozenset(), low_reps, CellOrder(mode=mode, seed=seed))
+        _priced(cells, spec, frozenset(), low_reps, CellOrder(mode=mode, seed=seed), measured)
         for mode in ("random", "interleaved")
     )
     return OrderCost(
@@ -192,7 +210,10 @@ def order_cost(cells: list[Cell], spec: ExperimentSpec) -> OrderCost:
 
 
 def resolved_order(
-    cells: list[Cell], spec: ExperimentSpec, order: CellOrder | None = None
+    cells: list[Cell],
+    spec: ExperimentSpec,
+    order: CellOrder | None = None,
+    measured: MeasuredPhases = NOTHING_MEASURED,
 ) -> CellOrder:
     """`order` (default the spec's) with `auto` made `interleaved` when it costs at most
     `INTERLEAVE_COST_LIMIT` more than `random` for this spec (`order_cost`: more loads
@@ -201,7 +222,7 @@ def resolved_order(
     order = order or spec.order
     if order.mode != "auto":
         return order
-    interleave = order_cost(cells, spec).extra <= INTERLEAVE_COST_LIMIT
+    interleave = order_cost(cells, spec, measured).extra <= INTERLEAVE_COST_LIMIT
     return CellOrder(mode="interleaved" if interleave else "random", seed=order.seed)
 
 
@@ -224,9 +245,11 @@ class Plan:
     profile: str | None
     docker: DockerPlan | None = None
     """The Docker engine and images of the docker cells (`contio.run.docker_preparation`)."""
+    measured: MeasuredPhases = NOTHING_MEASURED
+    """Phase times earlier runs of this experiment measured (`contio.run.measured_prices`)."""
 
     def total_seconds(self) -> tuple[float, float]:
-        values = estimates(self.cells, self.spec, self.skipped()).values()
+        values = estimates(self.cells, self.spec, self.skipped(), measured=self.measured).values()
         return sum(v[0] for v in values), sum(v[1] for v in values)
 
     def skipped(self) -> frozenset[str]:
@@ -298,7 +321,7 @@ class Plan:
     def _order_lines(self) -> list[Text]:
         """The order the run will use (`auto` resolved), and what interleaving costs."""
         wanted = self.spec.order
-        order = resolved_order(self.cells, self.spec)
+        order = resolved_order(self.cells, self.spec, measured=self.measured)
         said = describe_order(order)
         if wanted.mode == "auto":
             limit = f"{100 * INTERLEAVE_COST_LIMIT:.0f} %"
@@ -314,8 +337,20 @@ class Plan:
             said += "; the seed is recorded in the results, the table lists the cells by index"
         lines = [Text(f"cell order: {said}")]
         if order.mode != "fixed":
-            lines.append(Text(f"  {order_cost(self.cells, self.spec).text()}"))
+            lines.append(Text(f"  {order_cost(self.cells, self.spec, self.measured).text()}"))
         return lines
+
+    def _pricing(self) -> str:
+        """How the durations were priced, for the footer."""
+        if not self.measured.seconds:
+            return "rough: operation-bound phases priced at assumed rates; time-bound phases exact"
+        measured_cells = {key for key, _ in self.measured.seconds}
+        priced = sum(c.key in measured_cells for c in self.cells)
+        folders = ", ".join(f.name for f in self.measured.folders)
+        return (
+            f"{priced} of {len(self.cells)} cells priced from the phases measured in "
+            f"{folders}; the others at assumed rates"
+        )
 
     def render(self) -> Group:
         """The plan as rich renderables: backends, cells, duration."""
@@ -363,9 +398,9 @@ class Plan:
         table.add_column("read-only")
         table.add_column("runs here")
         table.add_column("est.", justify="right")
-        per_cell = estimates(self.cells, spec, self.skipped())
+        per_cell = estimates(self.cells, spec, self.skipped(), measured=self.measured)
         shown = self.cells
-        order = resolved_order(self.cells, spec)
+        order = resolved_order(self.cells, spec, measured=self.measured)
         if order.mode == "fixed" or order.seed is not None:
             shown = execution_order(self.cells, order.mode, order.seed)
         for cell in shown:
@@ -380,10 +415,7 @@ class Plan:
             )
         low, high = self.total_seconds()
         total = _duration(low) if low == high else f"{_duration(low)} – {_duration(high)}"
-        footer = Text(
-            f"estimated duration: {total} (rough: operation-bound phases priced at "
-            f"assumed rates; time-bound phases exact)"
-        )
+        footer = Text(f"estimated duration: {total} ({self._pricing()})")
         claims = self.claims()
         if not claims:
             return Group(*lines, table, footer)
