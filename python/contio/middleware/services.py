@@ -9,13 +9,13 @@ process per node).
 from __future__ import annotations
 
 import signal
-import sys
 import threading
 from pathlib import Path
 
 import click
 
-from contio.errors import QosConfigError, UsageError
+from contio.errors import QosConfigError
+from contio.exit_codes import run_command
 from contio.middleware.agent import AgentConfig, NodeAgent
 from contio.middleware.auth import read_secret
 from contio.middleware.coordinator import Coordinator
@@ -92,14 +92,7 @@ def agent(node: str, address: str, disk: Path, capacity: str, url: str, secret_f
 
 def main() -> None:
     """`python -m contio.middleware.services`: bad input exits 2 with the field named."""
-    try:
-        services.main(standalone_mode=False)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(2)
-    except UsageError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    run_command(services)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contio.qos.policy import TenantShare
+from contio.sqlite_transaction import immediate_transaction
 
 MOVE_FRACTION = 0.05
 """A share that changes by more than this fraction is a move worth recording."""
@@ -64,14 +65,8 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One writer at a time, all or nothing."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with self._lock, immediate_transaction(self._db) as db:
+            yield db
 
     def tenants(self) -> dict[str, TenantShare]:
         with self._lock:

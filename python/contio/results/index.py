@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from contio.errors import DamagedResultsError, ResultsFolderError
 from contio.samplers.phase import COLUMNS as METRIC_COLUMNS
+from contio.sqlite_transaction import immediate_transaction
 
 INDEX_FILE = "index.sqlite"
 REQUIRED_TABLES = ("meta", "cells", "phases")
@@ -179,15 +179,8 @@ class ResultsIndex:
     def close(self) -> None:
         self._db.close()
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return immediate_transaction(self._db)
 
     # -- meta ---------------------------------------------------------------------------
     def set_meta(self, key: str, value: Any) -> None:
