@@ -3,7 +3,10 @@ should take — without running or provisioning anything.
 
 Durations are estimates: a time-bound phase takes its time; an operation-bound one is
 priced at a rough rate per target (`ASSUMED_OPS_PER_SEC`, per client thread, at most
-two threads' worth on a 2-core machine), plus a fixed start-up cost per phase. Loads
+two threads' worth on a 2-core machine), a file workload's load at the bytes it lays
+out over `ASSUMED_LAYOUT_BPS` (or the slow device's cap), plus a fixed start-up cost
+per phase; earlier runs of the same spec price what they measured instead
+(`contio.run.measured_prices`). Loads
 (and the database servers that start with each) are counted by walking the repetitions
 in the spec's cell order through the runner's load policy (`contio.run.loads`), so an
 interleaved order's extra loads are priced, and so is its cost over a random order
@@ -22,6 +25,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from contio.errors import QosConfigError
 from contio.experiment.findings import FindingSpec, level_text, selects
 from contio.experiment.matrix import (
     Cell,
@@ -34,11 +38,13 @@ from contio.experiment.parts import CellOrder
 from contio.experiment.spec import ExperimentSpec
 from contio.experiment.stand_ins import stand_in
 from contio.qos.io_controls import process_controller
+from contio.qos.limits import parse_rate
 from contio.run.backend_pool import describe_plan, probe_unavailable
 from contio.run.docker_preparation import DockerPlan
 from contio.run.loads import LoadedData, needs_load
 from contio.run.measured_prices import MeasuredPhases
 from contio.run.stopping import planned_repetitions
+from contio.workload.file_kinds import laid_out_bytes
 
 ASSUMED_OPS_PER_SEC = {"null": 1_000_000.0}
 """Rough ops/s per client thread by target; others use `DEFAULT_OPS_PER_SEC`."""
@@ -48,6 +54,10 @@ SERVER_START_S = {"cassandra": 60.0, "mariadb": 10.0, "postgres": 5.0, "ferretdb
 """Rough start-to-ready seconds of a database container (docker); others: 2 s."""
 CONTAINER_OVERHEAD_S = 1.0
 """Creating and starting the engine client containers of a docker phase."""
+ASSUMED_LAYOUT_BPS = 200e6
+"""Bytes/s a file workload's load lays its files out at (a loop device on this machine's
+disk writes ~200 MB/s directly); a slow loop device's own cap when it has one."""
+SLOW_DEVICE_CAPS = ("device_write_bps", "device_bandwidth")
 
 
 def _rate(target: str, threads: int) -> float:
@@ -74,10 +84,25 @@ def run_seconds(member: Member, spec: ExperimentSpec) -> float:
     return min(limit, by_count) if limit > 0 and by_count > 0 else max(limit, by_count)
 
 
-def load_seconds(member: Member, spec: ExperimentSpec) -> float:
-    """Estimated seconds of one load phase of one container."""
+def load_seconds(member: Member, spec: ExperimentSpec, backend: str | None = None) -> float:
+    """Estimated seconds of one load phase of one container (on `backend`, whose slow
+    device, if it has one, sets how fast files are laid out)."""
+    if member.kind in ("sysbench", "fio"):
+        laid_out = laid_out_bytes(member.kind, member.workload, dict(member.properties))
+        return laid_out / _layout_bps(spec, backend)
     records = _number(member.merged_properties(), "recordcount")
     return records / _rate(member.target, spec.load_thread_count)
+
+
+def _layout_bps(spec: ExperimentSpec, backend: str | None) -> float:
+    definition = spec.backend_definitions().get(backend or "", {})
+    for cap in SLOW_DEVICE_CAPS:
+        if definition.get(cap):
+            try:
+                return float(parse_rate(cap, definition[cap]))
+            except QosConfigError:
+                break  # the backend's own check refuses it, naming the field
+    return ASSUMED_LAYOUT_BPS
 
 
 INTERLEAVE_COST_LIMIT = 0.25
@@ -128,7 +153,14 @@ def _priced(
         if needs_load(spec.load.reuse, loaded, cell):
             load = measured.get(cell.key, "load")
             if load is None:
-                load = max(load_seconds(m, spec) for m in cell.members)
+                # Containers lay their files out at once, sharing the device.
+                files = sum(
+                    load_seconds(m, spec, cell.level["backend"])
+                    for m in cell.members
+                    if m.kind in ("sysbench", "fio")
+                )
+                records = max(load_seconds(m, spec) for m in cell.members)
+                load = files if files else records
             load += overhead
             servers = [SERVER_START_S.get(m.target, 2.0) for m in cell.members if m.database]
             found[cell.key] += load + max(servers, default=0.0)  # servers start with each load

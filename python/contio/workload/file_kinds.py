@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from contio.backends.filesystem import parse_size
 from contio.errors import FileWorkloadError
 from contio.workload.files import WorkloadRef
 
@@ -136,6 +137,39 @@ class SysbenchKind:
     def dataset(self, workload: WorkloadRef, properties: Mapping[str, str]) -> tuple:
         options = options_for(self.name, workload, properties)
         return tuple((k, options[k]) for k in SYSBENCH_DATASET if k in options)
+
+
+SYSBENCH_DEFAULT_TOTAL_SIZE = "2G"
+"""sysbench fileio's default --file-total-size."""
+
+
+def laid_out_bytes(kind: str, workload: WorkloadRef, properties: Mapping[str, str]) -> int:
+    """How many bytes a file workload's load phase writes (0 when it cannot be told: a
+    fio size given in percent, a job without `size`), for `contio plan`'s estimate."""
+    try:
+        if kind == "sysbench":
+            options = options_for(kind, workload, properties)
+            return parse_size(options.get("file-total-size") or SYSBENCH_DEFAULT_TOTAL_SIZE)
+        if kind == "fio":
+            return _fio_bytes(workload, properties)
+    except ValueError:
+        return 0
+    return 0
+
+
+def _fio_bytes(workload: WorkloadRef, properties: Mapping[str, str]) -> int:
+    overrides = _overrides("fio", properties)
+    sections = _sections(workload)
+    shared = sections[0][1] if sections[0][0] == "global" else {}
+    total = 0
+    for name, values in sections:
+        if name == "global":
+            continue
+        merged = {**shared, **values, **overrides}
+        size = merged.get("size") or merged.get("filesize")
+        if size and not size.endswith("%"):
+            total += parse_size(size) * int(merged.get("numjobs") or 1)
+    return total
 
 
 def _sysbench_args(options: Mapping[str, str | None], command: str, json_path: Path) -> list[str]:

@@ -1,0 +1,41 @@
+"""`contio plan`'s prices of loads: file workloads by the bytes they lay out (at the slow
+device's cap where the backend has one), databases by records at assumed rates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contio.experiment.load import parse_spec_text
+from contio.experiment.matrix import expand
+from contio.run.plan import ASSUMED_LAYOUT_BPS, estimates, load_seconds
+
+FILES = """
+name: files
+backends:
+  plain: {type: local-dir}
+  slow: {type: local, mode: device, device: loop, loop_size: 1GiB, format: xfs,
+         device_bandwidth: 50MB/s}
+factors:
+  backend: [plain, slow]
+  workload:
+    - {kind: sysbench, name: rndrw, options: {file-test-mode: rndrw, file-total-size: 64M}}
+    - {kind: fio, name: two-jobs, job: {rw: randread, size: 32m, numjobs: 2}}
+  containers: [2]
+stop: {rule: fixed-time, seconds: 10, repetitions: 1}
+"""
+
+
+def test_file_loads_are_priced_by_the_bytes_they_lay_out_and_the_devices_cap():
+    spec = parse_spec_text(FILES, "files.yaml", Path.cwd())
+    cells = {(c.level["backend"], c.level["workload"]): c for c in expand(spec)}
+    sysbench = cells[("plain", "rndrw")].members[0]
+    assert load_seconds(sysbench, spec, "plain") == pytest.approx((64 << 20) / ASSUMED_LAYOUT_BPS)
+    assert load_seconds(sysbench, spec, "slow") == pytest.approx((64 << 20) / 50e6)
+    fio = cells[("slow", "two-jobs")].members[0]
+    assert load_seconds(fio, spec, "slow") == pytest.approx(2 * (32 << 20) / 50e6)
+    # Two containers lay their files out at once on the same device: their bytes add up.
+    priced = estimates(list(cells.values()), spec)
+    slow_cell = cells[("slow", "rndrw")]
+    assert priced[slow_cell.key][0] == pytest.approx(2 * (64 << 20) / 50e6 + 10 + 2 * 0.3)
