@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contio.errors import FileWorkloadError
-from contio.workload.file_kinds import EngineCall
+from contio.workload.file_kinds import EngineCall, has_phase
 from contio.workload.files import WorkloadRef
 
 KIND = "cassandra-stress"
@@ -151,10 +151,8 @@ class CstressKind:
     def engine_args(self, phase: str, call: EngineCall) -> list[str]:
         """`cstress write|read|mixed cassandra n=…|duration=… cl=… -pop … -col … -rate
         threads=N -node HOST -port native=PORT -p k=v… -s -json PATH` (no cleanup phase)."""
-        if phase == "cleanup":
+        if not has_phase(self, phase):
             return []
-        if phase not in self.phases:
-            raise ValueError(f"phase must be one of {self.phases}, not {phase!r}")
         options = dict(call.workload.options)
         mode = options["mode"] or "write"
         size = population(call.workload, call.properties)

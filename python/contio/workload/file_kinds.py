@@ -26,6 +26,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from contio.backends.filesystem import parse_size
 from contio.errors import FileWorkloadError
@@ -59,6 +60,16 @@ class EngineCall:
     data_dir: Path | None
     scratch: Path
     """A directory for files the kind generates (fio job files); kept with the results."""
+
+
+def has_phase(kind: Any, phase: str) -> bool:
+    """Whether a workload kind (anything with `phases`) runs `phase`: False for a
+    `cleanup` it does not have; a phase it does not know is a programming error."""
+    if phase == "cleanup" and phase not in kind.phases:
+        return False
+    if phase not in kind.phases:
+        raise ValueError(f"phase must be one of {kind.phases}, not {phase!r}")
+    return True
 
 
 def options_for(

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from contio.errors import WorkloadPropertyError
 from contio.workload.cstress_kind import CstressKind
-from contio.workload.file_kinds import EngineCall, FioKind, SysbenchKind
+from contio.workload.file_kinds import EngineCall, FioKind, SysbenchKind, has_phase
 from contio.workload.files import WorkloadRef
 from contio.workload.tpcc_kind import TpccKind
 
@@ -66,10 +66,8 @@ class YcsbKind:
 
     def engine_args(self, phase: str, call: EngineCall) -> list[str]:
         """`load|run TARGET -P FILE -p k=v… -threads N -s -json PATH`; later `-p` win."""
-        if phase == "cleanup":
+        if not has_phase(self, phase):
             return []
-        if phase not in self.phases:
-            raise ValueError(f"phase must be one of {self.phases}, not {phase!r}")
         assert call.workload.path is not None  # YCSB workloads are files
         args = [phase, call.target, "-P", str(call.workload.path)]
         for key, value in call.properties.items():
