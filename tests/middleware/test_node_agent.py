@@ -139,6 +139,26 @@ def test_agent_moves_bricks_into_vnodes_throttles_by_priority_and_cleans_up(
     assert not (tmp_path / "state" / "qos-agents" / "n1" / "journal.json").exists()
 
 
+def test_a_brick_on_another_disk_is_left_alone_and_reported(loop_disk, coordinator, tmp_path,
+                                                         monkeypatch):  # fmt: skip
+    _, device = loop_disk
+    monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path / "state"))
+    coordinator.client.set_tenant("t", 10)
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        elsewhere = BrickProcess(sleeper.pid, "t", "10.0.0.1", str(tmp_path))  # not the loop disk
+        config = AgentConfig("n2", "10.0.0.1", device, CAPACITY, coordinator.client.url, SECRET)
+        agent = NodeAgent(config, coordinator.client, bricks=lambda host: [elsewhere])
+        agent.step()
+        agent.step()
+        assert agent.vnodes == {} and agent.uncontrolled == {f"t:{tmp_path}"}
+        assert not _in_cgroup(sleeper.pid).endswith(cgroup_name("n2", "t"))
+        agent.close()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
 KILLED_AGENT = """
 import os, signal, sys
 from pathlib import Path

@@ -27,11 +27,11 @@ from typing import Any
 from contio.backends.interface import state_root
 from contio.backends.owner_lock import OwnerLock
 from contio.backends.undo_journal import Entry, UndoJournal
-from contio.errors import MiddlewareError, QosConfigError
+from contio.errors import MiddlewareError, QosConfigError, QosError
 from contio.middleware.bricks import BrickProcess, brick_processes
 from contio.middleware.http_api import CoordinatorClient
 from contio.middleware.vnode import VNode, VNodeCounters
-from contio.qos.device import BlockDevice
+from contio.qos.device import BlockDevice, resolve
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,9 @@ class NodeAgent:
         self._lock.acquire()
         self._journal = UndoJournal(self.workdir / "journal.json")
         self._entries: dict[str, Entry] = {}
+        self._brick_disks: dict[int, bool] = {}
+        self.uncontrolled: set[str] = set()
+        """Bricks found on another disk than the controlled one (`volume:path`)."""
 
     def step(self) -> StepResult:
         """One control interval: sync VNodes, measure, report, apply."""
@@ -124,7 +127,8 @@ class NodeAgent:
     def _sync_vnodes(self) -> dict[str, list[int]]:
         by_volume: dict[str, list[int]] = {}
         for brick in self._bricks(self.config.address):
-            by_volume.setdefault(brick.volume, []).append(brick.pid)
+            if self._on_controlled_disk(brick):
+                by_volume.setdefault(brick.volume, []).append(brick.pid)
         adopted = {}
         for tenant in self.shares:
             pids = by_volume.get(self._volume(tenant))
@@ -136,6 +140,25 @@ class NodeAgent:
             if moved:
                 adopted[tenant] = moved
         return adopted
+
+    def _on_controlled_disk(self, brick: BrickProcess) -> bool:
+        """Whether `brick` is on the disk this agent controls; warns once when it is not
+        (its I/O would escape the throttle: give each tenant one brick per node, on the
+        node's first brick disk)."""
+        known = self._brick_disks.get(brick.pid)
+        if known is None:
+            try:
+                known = resolve(brick.brick) == self.config.device
+            except QosError:
+                known = True  # cannot tell from here (another mount namespace): keep it
+            self._brick_disks[brick.pid] = known
+            if not known:
+                log.warning(
+                    "brick %s of volume %s is not on %s: its I/O is not controlled",
+                    brick.brick, brick.volume, self.config.device.name,
+                )  # fmt: skip
+                self.uncontrolled.add(f"{brick.volume}:{brick.brick}")
+        return known
 
     def _make_vnode(self, tenant: str) -> None:
         vnode = VNode.create(self.config.node, tenant, self.config.device)
