@@ -126,7 +126,10 @@ class NodeAgent:
 
     def _sync_vnodes(self) -> dict[str, list[int]]:
         by_volume: dict[str, list[int]] = {}
-        for brick in self._bricks(self.config.address):
+        bricks = self._bricks(self.config.address)
+        running = {brick.pid for brick in bricks}
+        self._brick_disks = {pid: on for pid, on in self._brick_disks.items() if pid in running}
+        for brick in bricks:
             if self._on_controlled_disk(brick):
                 by_volume.setdefault(brick.volume, []).append(brick.pid)
         adopted = {}
@@ -211,11 +214,18 @@ class NodeAgent:
         }  # fmt: skip
 
     def run(self, stop: Callable[[], bool]) -> None:
-        """Step every interval until `stop()` is true; then remove everything made."""
+        """Step every interval until `stop()` is true; then remove everything made.
+
+        A failed interval (a brick that exited while it was moved, a cgroup file that
+        refused a write) is logged and the next one tries again: the service stays up,
+        and with it the shares in force."""
         try:
             while not stop():
                 started = self._clock()
-                self.step()
+                try:
+                    self.step()
+                except (OSError, QosError) as exc:
+                    log.warning("interval failed, trying again at the next: %s", exc)
                 time.sleep(max(0.0, self.config.interval - (self._clock() - started)))
         finally:
             self.close()

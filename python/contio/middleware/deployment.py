@@ -26,6 +26,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from contio.backends.undo_journal import Entry, UndoJournal
 from contio.errors import MiddlewareError, QosConfigError, UsageError
 from contio.gluster.local_cluster import LocalCluster, cluster_root
 from contio.middleware.auth import new_secret, read_secret
@@ -52,7 +53,7 @@ class Started:
     start_time: int
 
     def alive(self) -> bool:
-        return _start_time(self.pid) == self.start_time
+        return process_start_time(self.pid) == self.start_time
 
 
 @dataclass
@@ -122,6 +123,8 @@ def up(cluster_name: str, policy: str, capacity_bps: float | None = None) -> Dep
     secret = new_secret(directory / "secret")
     url = f"http://{cluster.state.host_address}:{_free_port(cluster.state.host_address)}"
     deployment = Deployment(cluster_name, url, policy, capacities, Started(0, 0), {})
+    # In the cluster's own undo journal, so `contio cluster down` stops it first.
+    entry = cluster.journal.record("qos-middleware", cluster=cluster_name)
     try:
         deployment.coordinator = _start_coordinator(deployment, secret)
         deployment.client.set_policy(policy)
@@ -132,7 +135,7 @@ def up(cluster_name: str, policy: str, capacity_bps: float | None = None) -> Dep
             deployment.save()
         _wait_for_reports(deployment)
     except BaseException:
-        _stop_all(deployment)
+        cluster.journal.undo(entry)
         raise
     return deployment
 
@@ -140,12 +143,23 @@ def up(cluster_name: str, policy: str, capacity_bps: float | None = None) -> Dep
 def down(cluster_name: str) -> bool:
     """Stop every agent (they remove their VNodes), then the coordinator. False when the
     middleware was not up. Configuration (tenants, policy) stays for the next `up`."""
+    was_up = (middleware_root(cluster_name) / "deployment.json").exists()
+    journal = UndoJournal(cluster_root(cluster_name) / "journal.json")
+    entries = journal.find("qos-middleware")
+    for entry in entries:
+        journal.undo(entry)  # stops it (undo_middleware)
+    if not entries:
+        undo_middleware({"cluster": cluster_name})
+    return was_up
+
+
+def undo_middleware(entry: Entry) -> None:
+    """Undo-journal action: stop what `up` started for `entry["cluster"]`, if anything."""
     try:
-        deployment = Deployment.load(cluster_name)
+        deployment = Deployment.load(entry["cluster"])
     except MiddlewareError:
-        return False
+        return
     _stop_all(deployment)
-    return True
 
 
 def _start_coordinator(deployment: Deployment, secret: str) -> Started:
@@ -189,7 +203,7 @@ def _spawn(argv: list[str], log: Path) -> Started:
     with open(log, "ab") as out:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                                  start_new_session=True, env=env)  # fmt: skip
-    return Started(child.pid, _start_time(child.pid) or 0)
+    return Started(child.pid, process_start_time(child.pid) or 0)
 
 
 def _wait_for_reports(deployment: Deployment) -> None:
@@ -231,7 +245,9 @@ def _stop(started: Started) -> None:
             os.killpg(started.pid, signal.SIGKILL)
 
 
-def _start_time(pid: int) -> int | None:
+def process_start_time(pid: int) -> int | None:
+    """When `pid` started (clock ticks since boot; None once it has exited): with the PID,
+    it names one process, never a later one that was given the same PID."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:

@@ -1,0 +1,44 @@
+"""What `contio qos up` started is stopped by `contio qos down` and by `contio cluster
+down` (through the cluster's undo journal), with real processes in their own sessions
+standing in for the coordinator and the agents (starting them for real needs a Gluster
+cluster: tests/backends/test_gluster_middleware.py)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from contio.backends.undo_journal import UndoJournal
+from contio.gluster.local_cluster import cluster_root
+from contio.middleware import deployment
+from contio.middleware.deployment import Deployment, Started, process_start_time
+
+
+@pytest.fixture
+def started(tmp_path, monkeypatch):
+    """A deployment of cluster 'fake' whose processes are `sleep`s, recorded as `up` does."""
+    monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path))
+    procs = [subprocess.Popen(["sleep", "600"], start_new_session=True) for _ in range(3)]
+    deployment.middleware_root("fake").mkdir(parents=True)
+    as_started = [Started(p.pid, process_start_time(p.pid) or 0) for p in procs]
+    Deployment("fake", "http://127.0.0.1:1", "static", {"node1": 1e8, "node2": 1e8},
+               as_started[0], {"node1": as_started[1], "node2": as_started[2]}).save()  # fmt: skip
+    UndoJournal(cluster_root("fake") / "journal.json").record("qos-middleware", cluster="fake")
+    yield procs
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
+def test_cluster_down_stops_the_middleware_through_the_clusters_journal(started):
+    UndoJournal(cluster_root("fake") / "journal.json").undo_all()  # what cluster down does
+    assert [p.wait(timeout=20) for p in started] == [-15, -15, -15]  # SIGTERM each
+    assert not (deployment.middleware_root("fake") / "deployment.json").exists()
+
+
+def test_qos_down_stops_it_and_forgets_the_journal_entry(started):
+    assert deployment.down("fake") is True
+    assert all(p.wait(timeout=20) == -15 for p in started)
+    assert UndoJournal(cluster_root("fake") / "journal.json").find("qos-middleware") == []
+    assert deployment.down("fake") is False  # nothing up any more
