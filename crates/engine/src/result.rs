@@ -17,6 +17,13 @@ pub const SCHEMA: &str = "contio.engine.result/1";
 /// This engine's version.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The first two lines a phase prints on stderr, as YCSB does: the engine and
+/// what it runs, then the command line.
+pub fn print_banner(what: &str, command_line: &str) {
+    eprintln!("contio-engine {ENGINE_VERSION} ({what})");
+    eprintln!("Command line: {command_line}");
+}
+
 /// The result of one phase.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultDocument {

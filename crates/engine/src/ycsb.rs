@@ -153,16 +153,8 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
     let barrier = StartBarrier::from_properties(&props)?;
     let workload = CoreWorkload::new(core.clone(), phase)?;
     check_output(args.json.as_deref())?;
-    let stop = StopFlag::on_signals().map_err(|e| TargetError::Failed {
-        target: "engine".into(),
-        reason: format!("cannot handle signals: {e}"),
-    })?;
-
-    eprintln!(
-        "contio-engine {} (YCSB 0.17 core workload semantics)",
-        crate::result::ENGINE_VERSION
-    );
-    eprintln!("Command line: {}", args.command_line);
+    let stop = StopFlag::for_phase()?;
+    crate::result::print_banner("YCSB 0.17 core workload semantics", &args.command_line);
     // The start barrier is passed once the target is open (connections made), so
     // clients of several containers start their phase clocks together.
     let opened = (info.open)(&props).and_then(|driver| match &barrier {

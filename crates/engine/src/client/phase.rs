@@ -43,6 +43,32 @@ impl PhaseStatus {
     }
 }
 
+/// How a phase that keeps its first error ended (the TPC-C-like and the
+/// cassandra-stress-like phases): interrupted by a signal (the error, if any,
+/// appended), failed with the error, failed when every call failed
+/// (`all_failed` says so in that tool's words), else ok.
+pub fn status_of(
+    m: &Measurements,
+    error: Option<String>,
+    stop: &StopFlag,
+    all_failed: &str,
+) -> (PhaseStatus, Option<String>) {
+    if stop.is_set() {
+        let mut why = "interrupted by a signal; the results cover what ran until then".to_string();
+        if let Some(e) = error {
+            why.push_str(&format!("; {e}"));
+        }
+        return (PhaseStatus::Interrupted, Some(why));
+    }
+    if error.is_some() {
+        return (PhaseStatus::Failed, error);
+    }
+    if m.any_call() && !m.any_success() {
+        return (PhaseStatus::Failed, Some(all_failed.to_string()));
+    }
+    (PhaseStatus::Ok, None)
+}
+
 /// A finished phase.
 #[derive(Debug)]
 pub struct PhaseOutcome {

@@ -5,6 +5,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use crate::error::TargetError;
+
 /// Set when the phase should stop; cheap to check (a plain load of a line that
 /// is only written once).
 #[derive(Debug, Clone, Default)]
@@ -27,6 +29,15 @@ impl StopFlag {
             signal_hook::flag::register(signal, Arc::clone(&stop.flag))?;
         }
         Ok(stop)
+    }
+
+    /// `on_signals` for a phase of the engine: an error says signals cannot be
+    /// handled, as a target failure of the engine itself.
+    pub fn for_phase() -> Result<Self, TargetError> {
+        Self::on_signals().map_err(|e| TargetError::Failed {
+            target: "engine".into(),
+            reason: format!("cannot handle signals: {e}"),
+        })
     }
 
     /// Requests a stop.

@@ -17,39 +17,8 @@ use crate::client::config::MAX_THREADS;
 use crate::client::{ClientConfig, StartBarrier};
 use crate::error::{EngineError, PropertyError};
 use crate::properties::{closest, Properties};
-use crate::target::cassandra::consistency_named;
-
-/// The consistency levels `cl=` accepts.
-pub const CONSISTENCY_LEVELS: [&str; 9] = [
-    "ONE",
-    "TWO",
-    "THREE",
-    "QUORUM",
-    "ALL",
-    "LOCAL_ONE",
-    "LOCAL_QUORUM",
-    "EACH_QUORUM",
-    "ANY",
-];
-
-/// What `-p KEY=VALUE` may set: status lines, measurement and the start barrier. The
-/// size, threads and server come from cassandra-stress's own options.
-pub const PROPERTIES: &[&str] = &[
-    "status.interval",
-    "measurementtype",
-    "hdrhistogram.percentiles",
-    "measurement.histogram.verbose",
-    "histogram.buckets",
-    "timeseries.granularity",
-    "measurement.raw.output_file",
-    "measurement.raw.no_summary",
-    "hdrhistogram.fileoutput",
-    "hdrhistogram.output.path",
-    "label",
-    "startbarrier.ready",
-    "startbarrier.go",
-    "startbarrier.timeout",
-];
+use crate::target::cassandra::{consistency_named, CONSISTENCY_LEVELS};
+use crate::workload::property_names::MEASUREMENT;
 
 /// A `-p` key that has a cassandra-stress option of its own, and that option.
 const OWN_OPTION: [(&str, &str); 5] = [
@@ -107,10 +76,12 @@ fn check_properties(pairs: &[(String, String)]) -> Result<Properties, EngineErro
                 usage_error(format!("-p {key}: give it as cassandra-stress's {option}")).into(),
             );
         }
-        if !PROPERTIES.contains(&key.as_str()) {
+        // `-p` sets status lines, measurement and the start barrier only; the
+        // size, threads and server come from cassandra-stress's own options.
+        if !MEASUREMENT.contains(&key.as_str()) {
             return Err(PropertyError::Unknown {
                 key: key.clone(),
-                suggestion: closest(key, PROPERTIES.iter().copied()),
+                suggestion: closest(key, MEASUREMENT.iter().copied()),
             }
             .into());
         }

@@ -20,6 +20,7 @@ pub mod population;
 pub mod run;
 pub mod summary;
 
+use crate::client::phase::status_of;
 use crate::client::{PhaseStatus, StopFlag};
 use crate::error::{EngineError, PropertyError, TargetError};
 use crate::measure::Measurements;
@@ -83,15 +84,11 @@ fn execute(argv: &[String]) -> Result<i32, EngineError> {
             .into());
         }
     }
-    let stop = StopFlag::on_signals().map_err(|e| TargetError::Failed {
-        target: "engine".into(),
-        reason: format!("cannot handle signals: {e}"),
-    })?;
-    eprintln!(
-        "contio-engine {} (cassandra-stress-like workload)",
-        crate::result::ENGINE_VERSION
+    let stop = StopFlag::for_phase()?;
+    crate::result::print_banner(
+        "cassandra-stress-like workload",
+        &format!("cstress {}", argv.join(" ")),
     );
-    eprintln!("Command line: cstress {}", argv.join(" "));
     let command = config.command.name();
     let facts =
         |status: PhaseStatus, error: Option<String>, started_at, runtime_ms, threads| PhaseFacts {
@@ -131,7 +128,10 @@ fn execute(argv: &[String]) -> Result<i32, EngineError> {
         summary::describe(&config)["server"].as_str().unwrap_or("")
     );
     let o = run::run(&config, &conn, &statements, &stop);
-    let (status, error) = summary::judge(&o.measurements, o.error, &stop);
+    // Failed: the first error without `-errors ignore`, a failed start barrier,
+    // or every operation failed.
+    let all_failed = "every operation failed (see Total errors)";
+    let (status, error) = status_of(&o.measurements, o.error, &stop, all_failed);
     let figures = summary::Summary::of(&o.measurements, o.runtime_ms);
     let mut doc = ResultDocument::new(
         facts(status, error.clone(), o.started_at, o.runtime_ms, o.threads),

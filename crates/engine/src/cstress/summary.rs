@@ -17,7 +17,6 @@ use super::args::Command;
 use super::config::CstressConfig;
 use super::cql::TABLE;
 use super::keys::KEY_SIZE;
-use crate::client::{PhaseStatus, StopFlag};
 use crate::measure::histogram::TotalHistogram;
 use crate::measure::{Measurements, Operation, Slot};
 use crate::target::Status;
@@ -252,32 +251,6 @@ pub fn describe(config: &CstressConfig) -> Value {
         "consistency": config.consistency_name,
         "connections_per_node": config.connections,
     })
-}
-
-/// The status: interrupted by a signal, failed (the first error without
-/// `-errors ignore`, a failed start barrier, every operation failed), else ok.
-pub fn judge(
-    m: &Measurements,
-    error: Option<String>,
-    stop: &StopFlag,
-) -> (PhaseStatus, Option<String>) {
-    if stop.is_set() {
-        let mut why = "interrupted by a signal; the results cover what ran until then".to_string();
-        if let Some(e) = error {
-            why.push_str(&format!("; {e}"));
-        }
-        return (PhaseStatus::Interrupted, Some(why));
-    }
-    if error.is_some() {
-        return (PhaseStatus::Failed, error);
-    }
-    if m.any_call() && !m.any_success() {
-        return (
-            PhaseStatus::Failed,
-            Some("every operation failed (see Total errors)".into()),
-        );
-    }
-    (PhaseStatus::Ok, None)
 }
 
 #[cfg(test)]

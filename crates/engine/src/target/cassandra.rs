@@ -28,7 +28,9 @@ use crate::properties::Properties;
 const NAME: &str = "cassandra";
 /// The key column of YCSB's Cassandra layout.
 const KEY_COLUMN: &str = "y_id";
-const CONSISTENCY_LEVELS: [&str; 8] = [
+/// Every consistency level `consistency_named` knows: YCSB's binding (its
+/// `ConsistencyLevel.valueOf`) and cassandra-stress's `cl=` accept them all.
+pub const CONSISTENCY_LEVELS: [&str; 9] = [
     "ONE",
     "TWO",
     "THREE",
@@ -36,6 +38,7 @@ const CONSISTENCY_LEVELS: [&str; 8] = [
     "ALL",
     "LOCAL_ONE",
     "LOCAL_QUORUM",
+    "EACH_QUORUM",
     "ANY",
 ];
 

@@ -9,6 +9,7 @@ use crate::client::{ClientConfig, StartBarrier};
 use crate::error::PropertyError;
 use crate::properties::{closest, Properties};
 use crate::target::endpoint::{identifier, Endpoint};
+use crate::workload::property_names::MEASUREMENT;
 
 /// Districts per warehouse (fixed by the spec).
 pub const DISTRICTS: i64 = 10;
@@ -17,7 +18,8 @@ pub const SPEC_ITEMS: i64 = 100_000;
 /// Customers (and orders) per district in the spec.
 pub const SPEC_CUSTOMERS: i64 = 3_000;
 
-/// `tpcc`'s own properties (besides the target's namespace).
+/// `tpcc`'s own properties (besides the target's namespace and
+/// `property_names::MEASUREMENT`).
 pub const PROPERTIES: &[&str] = &[
     "warehouses",
     "tpcc.items",
@@ -27,20 +29,6 @@ pub const PROPERTIES: &[&str] = &[
     "threadcount",
     "operationcount",
     "maxexecutiontime",
-    "status.interval",
-    "measurementtype",
-    "hdrhistogram.percentiles",
-    "measurement.histogram.verbose",
-    "histogram.buckets",
-    "timeseries.granularity",
-    "measurement.raw.output_file",
-    "measurement.raw.no_summary",
-    "hdrhistogram.fileoutput",
-    "hdrhistogram.output.path",
-    "label",
-    "startbarrier.ready",
-    "startbarrier.go",
-    "startbarrier.timeout",
 ];
 
 /// The data set's size.
@@ -101,11 +89,13 @@ fn check_names(props: &Properties, target: &str) -> Result<(), PropertyError> {
         .map(|k| format!("{target}.{k}"))
         .collect();
     for key in props.keys() {
-        if PROPERTIES.contains(&key) || own.iter().any(|k| k == key) {
+        let mut known = PROPERTIES.iter().chain(MEASUREMENT).copied();
+        if known.any(|k| k == key) || own.iter().any(|k| k == key) {
             continue;
         }
         let known = PROPERTIES
             .iter()
+            .chain(MEASUREMENT)
             .copied()
             .chain(own.iter().map(String::as_str));
         return Err(PropertyError::Unknown {

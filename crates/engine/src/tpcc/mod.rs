@@ -32,6 +32,7 @@ pub mod summary;
 pub mod terminal;
 
 use crate::cli::{self, USAGE};
+use crate::client::phase::status_of;
 use crate::client::{PhaseStatus, StopFlag};
 use crate::error::{CliError, EngineError, TargetError};
 use crate::measure::{text, Measurements};
@@ -99,15 +100,8 @@ fn execute(args: &[String]) -> Result<i32, EngineError> {
     let (config, props) =
         TpccConfig::from_properties(target, props, sub == "load", flags.show_status)?;
     ycsb::check_output(flags.json.as_deref())?;
-    let stop = StopFlag::on_signals().map_err(|e| TargetError::Failed {
-        target: "engine".into(),
-        reason: format!("cannot handle signals: {e}"),
-    })?;
-    eprintln!(
-        "contio-engine {} (TPC-C-like workload)",
-        crate::result::ENGINE_VERSION
-    );
-    eprintln!("Command line: tpcc {}", args.join(" "));
+    let stop = StopFlag::for_phase()?;
+    crate::result::print_banner("TPC-C-like workload", &format!("tpcc {}", args.join(" ")));
     let target = config.dialect.target();
     if sub == "check" {
         let mut db = config.connect().map_err(|e| failed(target, e))?;
@@ -199,7 +193,10 @@ fn execute(args: &[String]) -> Result<i32, EngineError> {
             return Err(failed(target, e));
         }
     };
-    let (status, error) = summary::judge(&m, error, &stop);
+    // Failed: a terminal could not connect, a load statement failed, or every
+    // transaction failed.
+    let all_failed = "every transaction failed (see the Return= counts)";
+    let (status, error) = status_of(&m, error, &stop, all_failed);
     let mut doc = ResultDocument::new(
         facts(status, error.clone(), started_at, runtime_ms, threads),
         &m,

@@ -10,7 +10,6 @@ use super::config::TpccConfig;
 use super::deck::{MIX, TRANSACTIONS};
 use super::loader::LoadOutcome;
 use super::run::RunOutcome;
-use crate::client::{PhaseStatus, StopFlag};
 use crate::measure::{Measurements, Operation};
 use crate::properties::Properties;
 use crate::target::Status;
@@ -136,30 +135,4 @@ pub fn describe(config: &TpccConfig) -> Value {
         "schema": "TPC-C (go-tpc's tables and indexes)",
         "isolation": "the server's default (MariaDB: REPEATABLE READ, PostgreSQL: READ COMMITTED)",
     })
-}
-
-/// The phase's status: interrupted by a signal, failed (a terminal could not
-/// connect, a load statement failed, every transaction failed), else ok.
-pub fn judge(
-    m: &Measurements,
-    error: Option<String>,
-    stop: &StopFlag,
-) -> (PhaseStatus, Option<String>) {
-    if stop.is_set() {
-        let mut why = "interrupted by a signal; the results cover what ran until then".to_string();
-        if let Some(e) = error {
-            why.push_str(&format!("; {e}"));
-        }
-        return (PhaseStatus::Interrupted, Some(why));
-    }
-    if error.is_some() {
-        return (PhaseStatus::Failed, error);
-    }
-    if m.any_call() && !m.any_success() {
-        return (
-            PhaseStatus::Failed,
-            Some("every transaction failed (see the Return= counts)".into()),
-        );
-    }
-    (PhaseStatus::Ok, None)
 }

@@ -59,6 +59,25 @@ pub const USED: &[&str] = &[
     "startbarrier.timeout",
 ];
 
+/// Status lines, measurement and the start barrier: what the `tpcc` and
+/// `cstress` subcommands take with `-p` besides their own (all are in `USED`).
+pub const MEASUREMENT: &[&str] = &[
+    "status.interval",
+    "measurementtype",
+    "hdrhistogram.percentiles",
+    "measurement.histogram.verbose",
+    "histogram.buckets",
+    "timeseries.granularity",
+    "measurement.raw.output_file",
+    "measurement.raw.no_summary",
+    "hdrhistogram.fileoutput",
+    "hdrhistogram.output.path",
+    "label",
+    "startbarrier.ready",
+    "startbarrier.go",
+    "startbarrier.timeout",
+];
+
 /// Properties YCSB knows that have no effect in contio (accepted with a warning).
 pub const NO_EFFECT: &[&str] = &[
     "exporter",
