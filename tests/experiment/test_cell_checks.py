@@ -167,3 +167,12 @@ def test_the_database_targets_a_spec_knows_are_the_registrys():
     assert list(DATABASE_BINDINGS) == registry.names()
     assert all(binding in TARGETS for binding in DATABASE_BINDINGS.values())
     assert ENGINE_TARGET is DATABASE_BINDINGS
+
+
+def test_a_mariadb_memory_limit_it_cannot_start_in_is_refused():
+    text = BASE.replace("[lsm, redis]", "[mariadb]") + (
+        "runtime: {type: docker}\ntarget_options: {mariadb: {memory_limit: 64m}}\n"
+    )
+    [found] = problems(text)
+    assert found.startswith("target_options.mariadb.memory_limit: '64m' is below the 128m")
+    parse_spec_text(text.replace("64m", "128m"), "c.yaml", Path.cwd())

@@ -17,7 +17,7 @@ from contio.backends import registry
 from contio.errors import BackendOptionError, SpecError
 from contio.experiment.findings import defined_levels, finding_problems
 from contio.experiment.matrix import DATASET_PROPERTIES
-from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS
+from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS, memory_bytes
 from contio.experiment.spec import (
     LOCAL_DIR,
     ExperimentSpec,
@@ -122,7 +122,23 @@ def _check_target_options(spec: ExperimentSpec) -> list[SpecError]:
                 )
                 for option in sorted(options.model_fields_set - {"memory_limit"})
             ]
+        least = SERVER_MEMORY_MINIMUM.get(name)
+        limit = options.memory_limit
+        if least is not None and limit is not None and memory_bytes(limit) < least:
+            problems.append(
+                SpecError(
+                    f"target_options.{name}.memory_limit",
+                    f"{limit!r} is below the {least >> 20}m {name} needs to start (its "
+                    "first start, installing the system tables, is killed for memory)",
+                )
+            )
     return problems
+
+
+SERVER_MEMORY_MINIMUM = {"mariadb": 128 << 20}
+"""Memory limits below which a database server does not start at all (measured with
+contio's images: MariaDB's system-table installation is OOM-killed at 64m, starts at
+128m)."""
 
 
 def _check_load_properties(spec: ExperimentSpec) -> list[SpecError]:
