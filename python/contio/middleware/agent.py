@@ -105,7 +105,8 @@ class NodeAgent:
 
     def step(self) -> StepResult:
         """One control interval: sync VNodes, measure, report, apply."""
-        adopted = self._sync_vnodes()
+        by_volume = self._controlled_bricks()  # one /proc scan per interval
+        adopted = self._sync_vnodes(by_volume)
         used = self._measure()
         try:
             answer = self.client.report(self.config.node, self.config.capacity_bps, used)
@@ -117,14 +118,15 @@ class NodeAgent:
         self.reached = True
         self.shares = {t: float(bps) for t, bps in answer["shares_bps"].items()}
         self._drop_removed_tenants()
-        self._sync_vnodes()  # tenants the coordinator just told us about
+        self._sync_vnodes(by_volume)  # tenants the coordinator just told us about
         self._apply()
         return StepResult(used, dict(self.shares), True, adopted)
 
     def _volume(self, tenant: str) -> str:
         return self.config.volumes.get(tenant, tenant)
 
-    def _sync_vnodes(self) -> dict[str, list[int]]:
+    def _controlled_bricks(self) -> dict[str, list[int]]:
+        """The node's brick processes on the controlled disk, by volume."""
         by_volume: dict[str, list[int]] = {}
         bricks = self._bricks(self.config.address)
         running = {brick.pid for brick in bricks}
@@ -132,6 +134,10 @@ class NodeAgent:
         for brick in bricks:
             if self._on_controlled_disk(brick):
                 by_volume.setdefault(brick.volume, []).append(brick.pid)
+        return by_volume
+
+    def _sync_vnodes(self, by_volume: dict[str, list[int]]) -> dict[str, list[int]]:
+        """Make the VNodes of tenants with bricks here and move their bricks in."""
         adopted = {}
         for tenant in self.shares:
             pids = by_volume.get(self._volume(tenant))

@@ -137,15 +137,17 @@ class Coordinator:
         measured rate as a fraction of the node's capacity."""
         now = self._clock()
         rates, shares = self.store.rates(), self.store.shares()
+        tenants = self.store.tenants()
         nodes = {}
         for name, record in sorted(self.store.nodes().items()):
+            measured = rates.get(name, {})
             per_tenant = {
                 tenant: {
                     "target_bps": shares.get(name, {}).get(tenant),
-                    "measured_bps": rates.get(name, {}).get(tenant, 0.0),
-                    "share_of_node": rates.get(name, {}).get(tenant, 0.0) / record.capacity,
+                    "measured_bps": measured.get(tenant, 0.0),
+                    "share_of_node": measured.get(tenant, 0.0) / record.capacity,
                 }
-                for tenant in self.store.tenants()
+                for tenant in tenants
             }
             nodes[name] = {
                 "capacity_bps": record.capacity,
@@ -162,7 +164,7 @@ class Coordinator:
                     "reservation_bps": t.reservation,
                     "limit_bps": t.limit,
                 }
-                for name, t in self.store.tenants().items()
+                for name, t in tenants.items()
             },
             "nodes": nodes,
         }

@@ -44,7 +44,7 @@ from contio.run.docker_preparation import DockerPlan
 from contio.run.loads import LoadedData, needs_load
 from contio.run.measured_prices import MeasuredPhases
 from contio.run.stopping import planned_repetitions
-from contio.workload.file_kinds import laid_out_bytes
+from contio.workload.file_kinds import FILE_KINDS, laid_out_bytes
 
 ASSUMED_OPS_PER_SEC = {"null": 1_000_000.0}
 """Rough ops/s per client thread by target; others use `DEFAULT_OPS_PER_SEC`."""
@@ -87,7 +87,7 @@ def run_seconds(member: Member, spec: ExperimentSpec) -> float:
 def load_seconds(member: Member, spec: ExperimentSpec, backend: str | None = None) -> float:
     """Estimated seconds of one load phase of one container (on `backend`, whose slow
     device, if it has one, sets how fast files are laid out)."""
-    if member.kind in ("sysbench", "fio"):
+    if member.kind in FILE_KINDS:
         laid_out = laid_out_bytes(member.kind, member.workload, dict(member.properties))
         return laid_out / _layout_bps(spec, backend)
     records = _number(member.merged_properties(), "recordcount")
@@ -157,7 +157,7 @@ def _priced(
                 files = sum(
                     load_seconds(m, spec, cell.level["backend"])
                     for m in cell.members
-                    if m.kind in ("sysbench", "fio")
+                    if m.kind in FILE_KINDS
                 )
                 records = max(load_seconds(m, spec) for m in cell.members)
                 load = files if files else records

@@ -150,6 +150,8 @@ class SysbenchKind:
         return tuple((k, options[k]) for k in SYSBENCH_DATASET if k in options)
 
 
+FILE_KINDS = ("sysbench", "fio")
+"""The kinds whose load lays files out (`laid_out_bytes`)."""
 SYSBENCH_DEFAULT_TOTAL_SIZE = "2G"
 """sysbench fileio's default --file-total-size."""
 
