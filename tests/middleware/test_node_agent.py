@@ -110,6 +110,7 @@ def test_agent_moves_bricks_into_vnodes_throttles_by_priority_and_cleans_up(
         readers["lo"].wait()
         readers["lo"] = _reader(node)
         bricks["lo"] = BrickProcess(readers["lo"].pid, "lo", "10.0.0.1", "/b")
+        time.sleep(0.5)  # an interval of I/O: hi stays active, the shares stay 30/10
         result = agent.step()
         assert result.adopted == {"lo": [readers["lo"].pid]}
         assert _in_cgroup(readers["lo"].pid).endswith(cgroup_name("n1", "lo"))
