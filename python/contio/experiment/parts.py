@@ -293,17 +293,34 @@ class IoGroupControls(SpecModel):
     """Block I/O limits of one container (or local process group). Sizes in bytes/s;
     `read_bps` and `write_bps` also as a percent of the device's bandwidth (`25%`),
     resolved against a short direct-I/O calibration on the device when the run starts
-    (`contio.qos.calibration`)."""
+    (`contio.qos.calibration`).
+
+    Under a level's `middleware`, the container is a tenant of the Gluster cluster
+    instead, with a `priority` and optionally a `reservation` and `limit` per storage
+    node (docs/middleware.md)."""
 
     read_bps: Bandwidth | None = None
     write_bps: Bandwidth | None = None
     read_iops: PositiveInteger | None = None
     write_iops: PositiveInteger | None = None
     weight: Integer | None = Field(None, ge=1, le=1000)
+    priority: Integer | None = Field(None, ge=1, le=100)
+    reservation: Bandwidth | None = None
+    limit: Bandwidth | None = None
 
     @property
     def empty(self) -> bool:
         return all(v is None for v in self.model_dump().values())
+
+    @property
+    def local_fields(self) -> list[str]:
+        """The cgroup controls it sets (applied on this host, not by the middleware)."""
+        return [k for k in LOCAL_CONTROLS if getattr(self, k) is not None]
+
+    @property
+    def tenant_fields(self) -> list[str]:
+        """The middleware settings it sets."""
+        return [k for k in TENANT_SETTINGS if getattr(self, k) is not None]
 
     @property
     def relative(self) -> bool:
@@ -321,20 +338,65 @@ class IoGroupControls(SpecModel):
         return self.model_copy(update=update)
 
 
+LOCAL_CONTROLS = ("read_bps", "write_bps", "read_iops", "write_iops", "weight")
+TENANT_SETTINGS = ("priority", "reservation", "limit")
+
+
+class MiddlewareControls(SpecModel):
+    """Paper 004's middleware on the cluster of a Gluster backend whose containers each
+    have their own volume (`volume_per_container: true`): each group is a tenant."""
+
+    policy: Literal["static", "work-conserving"] = "work-conserving"
+    capacity: PositiveInteger | None = None
+    """Each storage node's bytes/s; default: measured on each node's brick disk at `up`."""
+
+
 class IoControlSet(SpecModel):
     """A level of the `io_controls` factor: one group (a cgroup, the VNode of paper 004,
     docs/papers.md) per container, in container order; a group without limits still
     isolates its container in a cgroup of its own. Containers past the list's end are not
-    grouped."""
+    grouped. With `middleware`, the groups are tenants of the Gluster cluster, their
+    shares enforced on every storage node by `contio qos` (docs/middleware.md)."""
 
     groups: list[IoGroupControls] = []
     device: str | None = None
     """The block device to control (`/dev/loop3`, `8:16`); default: the backend's."""
+    middleware: MiddlewareControls | None = None
+
+    @model_validator(mode="after")
+    def _groups_fit_the_mechanism(self) -> IoControlSet:
+        for k, group in enumerate(self.groups):
+            if self.middleware is not None:
+                if group.local_fields:
+                    raise ValueError(
+                        f"groups[{k}]: {', '.join(group.local_fields)} are cgroup controls on "
+                        "this host; a middleware tenant takes priority, reservation and limit"
+                    )
+                if group.priority is None:
+                    raise ValueError(f"groups[{k}]: a middleware tenant needs a priority (1-100)")
+                _percent_free(k, group)
+            elif group.tenant_fields:
+                raise ValueError(
+                    f"groups[{k}]: {', '.join(group.tenant_fields)} are settings of a middleware "
+                    "tenant; add `middleware: {policy: static}` (or work-conserving) to the level"
+                )
+        if self.middleware is not None and self.device is not None:
+            raise ValueError("device: the middleware controls each storage node's brick disk")
+        return self
 
     @property
     def empty(self) -> bool:
         """No groups at all: nothing to apply."""
         return not self.groups
+
+
+def _percent_free(k: int, group: IoGroupControls) -> None:
+    for name in ("reservation", "limit"):
+        if percent_of(getattr(group, name)) is not None:
+            raise ValueError(
+                f"groups[{k}].{name}: give bytes/s (a percent of a storage node is not "
+                "supported yet)"
+            )
 
 
 _MEMORY = re.compile(r"^([0-9]+)([bkmg]?)$", re.IGNORECASE)

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from contio import qos
 from contio.errors import QosError
-from contio.experiment.parts import IoControlSet, IoGroupControls
+from contio.experiment.parts import LOCAL_CONTROLS, IoControlSet, IoGroupControls
 from contio.qos.calibration import CALIBRATION_BYTES, Calibration, calibrate
 from contio.qos.control_files import BUFFERED_WRITES_NOTE
 from contio.qos.controls import weight_mechanism
@@ -115,7 +115,7 @@ class CgroupIoController:
             }
             record["calibration"] = calibration.as_dict()
             group = group.resolved(calibration.read_bps, calibration.write_bps)
-        limits = qos.IoLimits(**group.model_dump())
+        limits = qos.IoLimits(**group.model_dump(include=set(LOCAL_CONTROLS)))
         if not limits.empty:
             if device is None:
                 raise QosError("io_controls: no device to control; give the level a 'device'")
