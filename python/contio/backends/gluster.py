@@ -5,6 +5,11 @@ of paper 000 (docs/papers.md), section 3.
 The cluster is either the one-machine cluster `cluster` (made by `contio cluster up`;
 if it is not up the backend builds it with `nodes`, `disks_per_node`, `disk_size` and
 removes it at teardown), or real hosts from an SSH `inventory`.
+
+With `volume_per_tenant`, each tenant of paper 004's I/O middleware gets a volume of its
+own (same layout, on the same brick disks), made and mounted at its first container:
+every brick process then serves one tenant, which is the handle the middleware's node
+agents control (docs/middleware.md).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -31,6 +37,10 @@ from contio.yaml_input import Integer
 
 MOUNT_ATTEMPTS = 10
 CLIENT_EXIT_SECONDS = 10.0
+DIRECT_IO_OPTIONS = {"performance.strict-o-direct": "on", "network.remote-dio": "disable"}
+"""Tenant volumes' defaults: a client's O_DIRECT reaches the bricks, so their cgroups'
+blkio counters and throttles see writes as they happen (buffered writeback escapes
+blkio on cgroup v1)."""
 
 
 class GlusterOptions(BackendOptions):
@@ -50,6 +60,8 @@ class GlusterOptions(BackendOptions):
     disk_size: str = "2GiB"
     subnet: str = "10.213.0.0/24"
     inventory: Path | None = None
+    volume_per_tenant: bool = False
+    """Each middleware tenant's containers on a volume of its own (see the module doc)."""
 
     @field_validator("mount_options")
     @classmethod
@@ -97,9 +109,16 @@ class GlusterBackend(JournaledBackend):
         self.cluster: GlusterCluster | None = None
         self.volume: GlusterVolume | None = None
         self._mount = self.workdir / "mnt"
+        self._tenant_mounts: dict[str, Path] = {}
+        self._tenant_labels: dict[str, int] = {}
 
     def build(self) -> None:
         self.cluster = self._open_cluster()
+        self.volume = self._create_volume(self.volume_name, self.options.volume_options)
+        self._mount_volume(self.volume_name, self._mount)
+
+    def _create_volume(self, name: str, options: dict[str, str]) -> GlusterVolume:
+        assert self.cluster is not None
         layout = self.options.layout()
         roots = self.cluster.brick_roots()
         count = layout.brick_count(len(roots))
@@ -108,19 +127,49 @@ class GlusterBackend(JournaledBackend):
         except ValueError as exc:
             option = "bricks" if count > layout.set_size else "replica/disperse"
             raise BackendOptionError(self.name, option, str(exc)) from None
-        self.volume = GlusterVolume(self.cluster, self.volume_name)
-        if self.volume.exists():
-            raise BackendOptionError(self.name, "volume_name", f"volume {self.volume_name} exists")
+        volume = GlusterVolume(self.cluster, name)
+        if volume.exists():
+            raise BackendOptionError(self.name, "volume_name", f"volume {name} exists")
         self.journal.record(
             "gluster-volume",
             cluster=self.cluster.reference(),
-            volume=self.volume_name,
-            brick_dirs=[[s.node, f"{s.root}/{self.volume_name}"] for s in slots],
+            volume=name,
+            brick_dirs=[[s.node, f"{s.root}/{name}"] for s in slots],
         )
-        self.volume.create(layout, slots, self.options.volume_options)
-        self.volume.start()
-        self.volume.wait_online()
-        self._mount_volume()
+        volume.create(layout, slots, options)
+        volume.start()
+        volume.wait_online()
+        return volume
+
+    def tenant_volume(self, tenant: str) -> str:
+        """The volume of `tenant` (its name is the middleware's name for the tenant)."""
+        return f"{self.volume_name}-{tenant}"
+
+    def tenant_directory(self, label: str, tenant: str) -> Path:
+        """A fresh directory for `label` on `tenant`'s volume, made at its first use."""
+        if not self.options.volume_per_tenant:
+            raise BackendOptionError(
+                self.name, "volume_per_tenant", "must be true to give tenants volumes of their own"
+            )
+        if self.cluster is None:
+            raise BackendError(f"backend '{self.name}': provision() must run before data locations")
+        mount = self._tenant_mounts.get(tenant)
+        if mount is None:
+            name = self.tenant_volume(tenant)
+            self._create_volume(name, {**DIRECT_IO_OPTIONS, **self.options.volume_options})
+            mount = self.workdir / f"mnt-{tenant}"
+            self._mount_volume(name, mount)
+            self._tenant_mounts[tenant] = mount
+        count = self._tenant_labels[label] = self._tenant_labels.get(label, 0) + 1
+        path = mount / (label if count == 1 else f"{label}-{count}")
+        path.mkdir(parents=True)
+        return path
+
+    def release(self, path: Path) -> None:
+        """Remove a data directory (on the main volume or a tenant's) once its runs are done."""
+        for mount in [self._mount, *self._tenant_mounts.values()]:
+            if mount in path.parents:
+                shutil.rmtree(path, ignore_errors=True)
 
     def _open_cluster(self) -> GlusterCluster:
         if self.options.inventory is not None:
@@ -133,10 +182,10 @@ class GlusterBackend(JournaledBackend):
         self.journal.record("gluster-cluster", name=name)
         return LocalCluster.up(self.options.cluster_config())
 
-    def _mount_volume(self) -> None:
+    def _mount_volume(self, volume: str, mount_point: Path) -> None:
         assert self.cluster is not None
         addresses = [n.address for n in self.cluster.nodes()]
-        log = self.workdir / "fuse-client.log"
+        log = self.workdir / f"fuse-client-{volume}.log"
         self.journal.record("file", path=str(log))
         options = [
             f"log-file={log}",
@@ -144,11 +193,11 @@ class GlusterBackend(JournaledBackend):
             f"backup-volfile-servers={':'.join(addresses[1:])}",
             *self.options.mount_options,
         ]
-        source = f"{addresses[0]}:/{self.volume_name}"
+        source = f"{addresses[0]}:/{volume}"
         # The volume's bricks can take a moment to accept the client after `start`.
         for attempt in range(MOUNT_ATTEMPTS):
             try:
-                filesystem.mount(source, self._mount, self.journal, "glusterfs", options)
+                filesystem.mount(source, mount_point, self.journal, "glusterfs", options)
                 return
             except CommandError:
                 if attempt == MOUNT_ATTEMPTS - 1:
@@ -166,7 +215,12 @@ class GlusterBackend(JournaledBackend):
 
     def teardown(self) -> None:
         """Unmount, delete the volume (and a cluster built for it); wait for the FUSE client."""
-        clients = fuse_client_pids(self._mount)
+        clients = [
+            pid
+            for mount in [self._mount, *self._tenant_mounts.values()]
+            for pid in fuse_client_pids(mount)
+        ]
+        self._tenant_mounts.clear()
         super().teardown()
         # The client process exits shortly after the unmount; a leftover would keep
         # reconnecting to a deleted volume.
@@ -190,6 +244,8 @@ class GlusterBackend(JournaledBackend):
         mount = mountinfo.mount_of(self._mount) if self._mount.exists() else None
         info["mount"] = mount.as_dict() if mount else None
         info["client"] = "glusterfs native (FUSE)"
+        if self._tenant_mounts:
+            info["tenant_volumes"] = {t: self.tenant_volume(t) for t in self._tenant_mounts}
         return info
 
 

@@ -160,6 +160,11 @@ class StorageBackend(ABC):
         """Where the container or process `name` keeps its data (a host directory by default)."""
         return HostPath(path=self.new_directory(name))
 
+    def tenant_directory(self, label: str, tenant: str) -> Path:
+        """A fresh directory for `label` on storage of tenant `tenant`'s own (paper 004's
+        middleware shares a cluster between tenants, each on its own volume)."""
+        raise BackendError(f"backend '{self.name}' keeps no storage per tenant")
+
     @abstractmethod
     def release(self, path: Path) -> None:
         """Remove a directory from `new_directory` once its runs are done."""

@@ -56,7 +56,36 @@ def _cell_problems(spec: ExperimentSpec, cell: Cell) -> list[SpecError]:
         problems += _volume_needs_docker(spec, cell, runtime)
     else:
         problems += _groups_need_processes(spec, cell)
+    problems += _middleware_needs_tenant_volumes(spec, cell)
     return problems
+
+
+def _middleware_needs_tenant_volumes(spec: ExperimentSpec, cell: Cell) -> list[SpecError]:
+    """A middleware level's tenants each need a volume of their own on a local cluster."""
+    controls = spec.controls_for(cell.level)
+    if controls is None or controls.middleware is None:
+        return []
+    name = cell.level["backend"]
+    definition = spec.backend_definitions()[name]
+    prefix = "backend" if not spec.backends else f"backends.{name}"
+    if definition.get("type") != "gluster" or not definition.get("volume_per_tenant"):
+        return [
+            SpecError(
+                f"{prefix}.volume_per_tenant",
+                f"io_controls level {cell.level['io_controls']!r} uses the I/O middleware, "
+                "whose tenants each need a Gluster volume of their own: give the cell a "
+                "backend with `type: gluster` and `volume_per_tenant: true`",
+            )
+        ]
+    if definition.get("inventory") is not None:
+        return [
+            SpecError(
+                f"{prefix}.inventory",
+                "the I/O middleware runs on the one-machine cluster only (an SSH "
+                "inventory is not supported yet); remove `inventory`",
+            )
+        ]
+    return []
 
 
 def _how_to_fix(spec: ExperimentSpec, level: str, runtime: str) -> str:

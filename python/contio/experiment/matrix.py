@@ -14,7 +14,7 @@ import itertools
 import json
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from contio.errors import InvalidSpecError, SpecError
@@ -50,6 +50,9 @@ class Member:
     threads: int
     properties: tuple[tuple[str, str], ...]
     """Engine properties for every phase: the spec's, the cell's property levels."""
+    tenant: str | None = None
+    """The I/O middleware tenant whose volume holds its data (an `io_controls` level
+    with `middleware`); None: the backend's own storage."""
 
     @property
     def kind(self) -> str:
@@ -73,6 +76,10 @@ class Member:
         own = engine_target_of(self.target)
         keys = sorted(k for k in merged if k in DATASET_PROPERTIES or own.owns_property(k))
         return self.target, tuple((k, merged[k]) for k in keys)
+
+    def placement(self) -> tuple[Any, ...]:
+        """Its data set and where it lives: data on a tenant's volume is not another's."""
+        return self.dataset() if self.tenant is None else (*self.dataset(), self.tenant)
 
     @property
     def writes(self) -> bool:
@@ -121,7 +128,7 @@ class Cell:
 
     def load_key(self) -> tuple[Any, ...]:
         level = self.level
-        return (level["backend"], level["runtime"], tuple(m.dataset() for m in self.members))
+        return (level["backend"], level["runtime"], tuple(m.placement() for m in self.members))
 
 
 def _factor_levels(spec: ExperimentSpec) -> dict[str, list[Any]]:
@@ -183,6 +190,12 @@ def _members(spec: ExperimentSpec, chosen: dict[str, Any]) -> tuple[Member, ...]
         common.update({k: engine_value(v) for k, v in props.items()})
         member = Member(target, workload, threads, tuple(common.items()))
         members += [member] * chosen["containers"]
+    controls = spec.io_controls.get(chosen.get("io_controls", ""))
+    if controls is not None and controls.middleware is not None:
+        members = [
+            replace(m, tenant=controls.tenant_of(k)) if k < len(controls.groups) else m
+            for k, m in enumerate(members)
+        ]
     return tuple(members)
 
 

@@ -307,6 +307,9 @@ class IoGroupControls(SpecModel):
     priority: Integer | None = Field(None, ge=1, le=100)
     reservation: Bandwidth | None = None
     limit: Bandwidth | None = None
+    tenant: str | None = Field(None, pattern=r"^[a-z][a-z0-9]{0,15}$")
+    """The middleware tenant (default `t<k>` for the k-th group): groups of one tenant
+    share its volume and its share (paper 004's two background readers)."""
 
     @property
     def empty(self) -> bool:
@@ -339,7 +342,7 @@ class IoGroupControls(SpecModel):
 
 
 LOCAL_CONTROLS = ("read_bps", "write_bps", "read_iops", "write_iops", "weight")
-TENANT_SETTINGS = ("priority", "reservation", "limit")
+TENANT_SETTINGS = ("priority", "reservation", "limit", "tenant")
 
 
 class MiddlewareControls(SpecModel):
@@ -382,7 +385,35 @@ class IoControlSet(SpecModel):
                 )
         if self.middleware is not None and self.device is not None:
             raise ValueError("device: the middleware controls each storage node's brick disk")
+        if self.middleware is not None:
+            self._tenants_agree()
         return self
+
+    def _tenants_agree(self) -> None:
+        first: dict[str, tuple[int, IoGroupControls]] = {}
+        for k, group in enumerate(self.groups):
+            name = self.tenant_of(k)
+            if name not in first:
+                first[name] = (k, group)
+                continue
+            j, other = first[name]
+            for setting in ("priority", "reservation", "limit"):
+                if getattr(group, setting) != getattr(other, setting):
+                    raise ValueError(
+                        f"groups[{k}].{setting}: tenant {name!r} has {setting} "
+                        f"{getattr(other, setting)!r} in groups[{j}]; a tenant has one"
+                    )
+
+    def tenant_of(self, k: int) -> str:
+        """The middleware tenant of the `k`-th group (0-based)."""
+        return self.groups[k].tenant or f"t{k + 1}"
+
+    def tenants(self) -> dict[str, IoGroupControls]:
+        """Each middleware tenant of the level and its settings (from its first group)."""
+        found: dict[str, IoGroupControls] = {}
+        for k, group in enumerate(self.groups):
+            found.setdefault(self.tenant_of(k), group)
+        return found
 
     @property
     def empty(self) -> bool:

@@ -20,6 +20,7 @@ from contio.report.detail_sections import (
 )
 from contio.report.experiment import Experiment
 from contio.report.findings_section import findings_sections
+from contio.report.middleware_sections import middleware_section
 from contio.report.output import check_output, write_output
 from contio.report.page import Section, render, table
 from contio.report.scaling_sections import (
@@ -83,6 +84,7 @@ def build_report(folder: Path, compare_with: Path | None = None) -> str:
         latency_section(exp, scaling),
         mix_section(exp, mixes),
         isolation_section(exp),
+        middleware_section(exp),
         backend_tests_section(exp),
         cells_section(exp),
         validity_section(exp),

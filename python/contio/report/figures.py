@@ -15,7 +15,10 @@ The papers are listed in docs/papers.md.
   Fig. 8–11);
 - `stacked_bandwidth` — per-group bandwidth stacked per case (paper 004, Fig. 2–4);
 - `read_write_bars` — reads and writes per storage with error bars (paper 002, Fig. 1–2);
-- `time_series` — ops/s and p99 latency over time with events marked.
+- `time_series` — ops/s and p99 latency over time with events marked;
+- `tenant_timeline` — per storage node, tenants' measured bandwidth stacked over time,
+  their shares in force, and the moments shares moved (paper 004's middleware);
+- `share_bars` — each tenant's achieved bandwidth per node against its target share.
 """
 
 from __future__ import annotations
@@ -369,4 +372,81 @@ def time_series(
         ax_.set_ylim(bottom=0)
         ax_.legend(loc="lower right")
     fig.suptitle(label(title))
+    return to_svg(fig)
+
+
+MB = 1e6
+
+
+@black_and_white
+def tenant_timeline(
+    data: pd.DataFrame, moves: Sequence[tuple[float, str]] = (), title: str = ""
+) -> str:
+    """One panel per storage node: each tenant's measured bandwidth stacked over time
+    (hatched areas) and its share in force (a step line), in MB/s (paper 004's middleware).
+
+    Columns: `t` (seconds since the run started), `node`, `tenant`, `measured_bps`,
+    `target_bps` (NaN: no share). `moves` are (second, node) pairs: when a node's shares
+    moved, drawn as dotted vertical lines on that node's panel.
+    """
+    _require(data, ["t", "node", "tenant", "measured_bps", "target_bps"], "tenant_timeline")
+    nodes, tenants = _categories(data["node"]), _categories(data["tenant"])
+    fig, axes = new_figure(nrows=len(nodes), sharex=True)
+    styles = series_styles(len(tenants))
+    for ax, node in zip(axes, nodes, strict=True):
+        mine = data[data["node"] == node]
+        times = sorted(mine["t"].unique())
+        measured = [
+            mine[mine["tenant"] == t].groupby("t")["measured_bps"].sum().reindex(times).fillna(0)
+            / MB
+            for t in tenants
+        ]
+        stacked = ax.stackplot(times, *measured, labels=[label(t) for t in tenants])
+        for area, style in zip(stacked, styles, strict=True):
+            area.set(hatch=style.hatch, facecolor="white", edgecolor=style.color)
+        for tenant, style in zip(tenants, styles, strict=True):
+            target = mine[mine["tenant"] == tenant].groupby("t")["target_bps"].first() / MB
+            ax.step(target.index, target.to_numpy(), where="post", linestyle="--",
+                    color=style.color, linewidth=1, label=label(f"{tenant} share"))  # fmt: skip
+        for second, where in moves:
+            if where == node:
+                ax.axvline(second, color="black", linestyle=":", linewidth=0.8)
+        ax.set_ylabel(f"{label(str(node))} (MB/s)")
+        ax.set_ylim(bottom=0)
+    axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
+    axes[-1].set_xlabel("time (s); dotted: shares moved")
+    fig.suptitle(label(title))
+    return to_svg(fig)
+
+
+@black_and_white
+def share_bars(data: pd.DataFrame, title: str = "") -> str:
+    """Per case and tenant: achieved MB/s per node (mean ± s.d. over repetitions) against
+    the tenant's target share, drawn as a black dash.
+
+    Columns: `case`, `tenant`, `achieved_bps`, `achieved_sd_bps`, `target_bps`.
+    """
+    _require(data, ["case", "tenant", "achieved_bps", "achieved_sd_bps", "target_bps"],
+             "share_bars")  # fmt: skip
+    cases, tenants = _categories(data["case"]), _categories(data["tenant"])
+    offsets, width = _grouped_offsets(len(tenants))
+    fig, (ax,) = new_figure()
+    marked = False
+    for tenant, style, offset in zip(tenants, series_styles(len(tenants)), offsets, strict=True):
+        rows = data[data["tenant"] == tenant].set_index("case").reindex(cases)
+        x = np.arange(len(cases)) + offset
+        ax.bar(x, rows["achieved_bps"] / MB, width, yerr=rows["achieved_sd_bps"] / MB,
+               capsize=3, label=label(tenant), error_kw=ERROR_BARS,
+               **style.bar_kwargs())  # fmt: skip
+        for xi, target in zip(x, rows["target_bps"], strict=True):
+            if isinstance(target, (int, float)) and not math.isnan(target):
+                ax.hlines(target / MB, xi - width / 2, xi + width / 2, colors="black",
+                          linewidth=2, label=None if marked else "target share")  # fmt: skip
+                marked = True
+    ax.set_xticks(np.arange(len(cases)), [label(c) for c in cases])
+    ax.set_xlabel("io_controls")
+    ax.set_ylabel("per storage node (MB/s)")
+    ax.set_ylim(bottom=0)
+    ax.legend(title="tenant (error bar: ±1 s.d.)", loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.set_title(label(title))
     return to_svg(fig)

@@ -213,9 +213,14 @@ def phase_record(
     return dataclasses.replace(record, target=member.target)
 
 
-def place_data(backend: StorageBackend, label: str, runtime: str) -> DataLocation:
-    """Where one container's data goes: a fresh host directory, or under docker the
-    backend's own choice (a Docker volume for `mode: docker-volume`, NFS volumes)."""
+def place_data(
+    backend: StorageBackend, label: str, runtime: str, tenant: str | None = None
+) -> DataLocation:
+    """Where one container's data goes: a fresh host directory (on its middleware
+    tenant's own volume, if it has a tenant), or under docker the backend's own choice
+    (a Docker volume for `mode: docker-volume`, NFS volumes)."""
+    if tenant is not None:
+        return HostPath(path=backend.tenant_directory(label, tenant))
     if runtime == "docker" and backend.capabilities.docker_volumes:
         return backend.data_location(label)
     return HostPath(path=backend.new_directory(label))

@@ -79,6 +79,7 @@ from contio.run.backend_pool import BackendPool
 from contio.run.docker_preparation import DockerSetup, prepare_docker
 from contio.run.identity import check_resumable, spec_fingerprint
 from contio.run.loads import LoadedData, needs_load
+from contio.run.middleware_control import MIDDLEWARE_JSONL, MiddlewareIoController
 from contio.run.page_cache import drop_page_cache
 from contio.run.phase_calls import (
     check_with_engine,
@@ -166,6 +167,8 @@ class Runner:
         results are opened."""
         self.pool = BackendPool(spec)
         self.io: IoController = process_controller()
+        self._middleware: dict[str, MiddlewareIoController] = {}
+        """Per gluster backend: paper 004's middleware, for `io_controls` levels with one."""
         self.folder: ResultsFolder | None = None
         self.index: ResultsIndex | None = None
         self.completed_phases = 0
@@ -261,7 +264,10 @@ class Runner:
             finally:
                 self._close_executors()
             try:
-                self.io.release()
+                try:
+                    self.io.release()
+                finally:
+                    self._release_middleware()
             finally:
                 descriptions = {n: self.pool.describe(n) for n in self.spec.backend_definitions()}
                 self.pool.teardown()
@@ -390,7 +396,11 @@ class Runner:
         reason = self.pool.unavailable(name)
         if reason:
             return f"backend {name!r} is unavailable: {reason}"
-        if controls is not None and (reason := self.io.unavailable_reason(controls)):
+        if (
+            controls is not None
+            and controls.middleware is None
+            and (reason := self.io.unavailable_reason(controls))
+        ):
             return reason
         try:
             backend = self.pool.get(name)
@@ -399,7 +409,31 @@ class Runner:
         if controls is None:
             return None
         device = device_of(controls, backend_location(backend))
-        return self.io.unavailable_reason(controls, device=device)
+        return self._io_for(cell).unavailable_reason(controls, device=device)
+
+    def _io_for(self, cell: Cell) -> IoController:
+        """The controller of `cell`'s io_controls level: the middleware on its backend's
+        cluster for a level with `middleware`, else local cgroups."""
+        controls = self.spec.controls_for(cell.level)
+        if controls is None or controls.middleware is None:
+            return self.io
+        name = cell.level["backend"]
+        if name not in self._middleware:
+            self._middleware[name] = MiddlewareIoController(self.pool.get(name))
+        return self._middleware[name]
+
+    def _release_middleware(self) -> None:
+        """Every middleware's tenants removed (and `contio qos` down where the run brought
+        it up), before the backends' volumes and clusters go."""
+        errors = []
+        for controller in self._middleware.values():
+            try:
+                controller.release()
+            except Exception as exc:  # noqa: BLE001 - release the others; re-raised below
+                errors.append(exc)
+        self._middleware.clear()
+        if errors:
+            raise errors[0]
 
     def _run_cell(
         self,
@@ -500,8 +534,8 @@ class Runner:
         executor = self._executor(runtime)
         backend = self.pool.get(cell.level["backend"])
         locations = [
-            place_data(backend, f"{cell.slug}-c{k}", runtime)
-            for k in range(1, len(cell.members) + 1)
+            place_data(backend, f"{cell.slug}-c{k}", runtime, member.tenant)
+            for k, member in enumerate(cell.members, start=1)
         ]
         loaded = LoadedData(
             cell.load_key(), cell.level["backend"], locations, fresh=True,
@@ -571,13 +605,22 @@ class Runner:
         containers = phase_containers(context, loaded, executor)
         go_file = containers[0].json.parent / f"{phase}.go" if barrier else None
         metrics = containers[0].json.parent / f"{phase}-metrics.jsonl" if phase == "run" else None
+        io = self._io_for(cell)
+        middleware = io if isinstance(io, MiddlewareIoController) else None
+        if middleware is not None:
+            # Loads lay out data unthrottled; a run starts with its level's shares in force.
+            middleware.use(self.spec.controls_for(cell.level) if phase == "run" else None)
+            if metrics is not None:
+                middleware.sample_to(metrics.with_name(f"{phase}-{MIDDLEWARE_JSONL}"))
         faults = self._faults(cell) if phase == "run" else None
         try:
             codes = executor.run_phase(
-                engine, containers, self.io, progress.status, phase=phase,
+                engine, containers, io, progress.status, phase=phase,
                 session=loaded.session, metrics=metrics, go_file=go_file,
             )  # fmt: skip
         finally:
+            if middleware is not None:
+                middleware.stop_sampling()
             if faults is not None:
                 self._finish_faults(faults, context)
         sampled = phase_columns(metrics, len(containers), loaded.disk) if metrics else {}
