@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -70,22 +71,40 @@ def test_cluster_status_and_bad_cli_options(gluster_cluster, run_contio):
     assert "--nodes" in bad.stderr and "greater than or equal to 3" in bad.stderr
     again = run_contio("cluster", "up", "--name", gluster_cluster, "--subnet", "10.215.0.0/24")
     assert again.returncode == 1 and "already exists" in again.stderr
+    slow = run_contio("cluster", "up", "--name", "other", "--disk-bandwidth", "fast")
+    assert slow.returncode == 2
+    assert "--disk-bandwidth" in slow.stderr and "'fast'" in slow.stderr, slow.stderr
+
+
+def _loop_devices() -> dict[str, dict]:
+    listed = subprocess.run(
+        ["losetup", "--list", "--json", "--output", "NAME,BACK-FILE,DIO"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    return {d["name"]: d for d in json.loads(listed or "{}").get("loopdevices", [])}
 
 
 def test_backend_builds_and_removes_its_own_cluster_when_none_is_up(
     gluster_cluster, no_leaks, host_snapshot, tmp_path, engine_verify
 ):
-    # (gluster_cluster: only to skip where glusterd cannot run; this test builds its own)
+    # (gluster_cluster: only to skip where glusterd cannot run; this test builds its own,
+    # with slow brick disks: loop devices in direct I/O over paced FUSE files)
     before = host_snapshot()
     backend = registry.create(
         "gluster",
         {"volume_type": "dispersed", "cluster": "ctauto", "disks_per_node": 1,
-         "disk_size": "512MiB", "subnet": "10.218.0.0/24"},
+         "disk_size": "512MiB", "subnet": "10.218.0.0/24", "disk_bandwidth": "200MB/s"},
     )  # fmt: skip
     with backend:
         described = backend.describe()
         assert described["cluster"]["name"] == "ctauto"
+        assert described["cluster"]["config"]["disk_bandwidth"] == 200_000_000
         assert described["volume_info"]["type"] == "Disperse"
+        paced = [
+            d for d in _loop_devices().values()
+            if "/clusters/ctauto/" in (d["back-file"] or "") and "/slowdev1/" in d["back-file"]
+        ]  # fmt: skip
+        assert len(paced) == 3 and all(d["dio"] in (True, 1, "1") for d in paced), paced
         location = backend.data_location("db")
         verified = engine_verify(location.path, tmp_path, direct=True, size="1m")
         assert verified.checked == verified.written == 16

@@ -59,6 +59,8 @@ class GlusterOptions(BackendOptions):
     disks_per_node: Integer = Field(2, ge=1, le=8)
     disk_size: str = "2GiB"
     subnet: str = "10.213.0.0/24"
+    disk_bandwidth: int | str | None = None
+    """A cluster built for the run: each brick disk a slow device of this many bytes/s."""
     inventory: Path | None = None
     volume_per_tenant: bool = False
     """Each middleware tenant's containers on a volume of its own (see the module doc)."""
@@ -82,7 +84,7 @@ class GlusterOptions(BackendOptions):
         """The local cluster to build when `cluster` is not up."""
         return LocalClusterConfig(
             name=self.cluster, nodes=self.nodes, disks_per_node=self.disks_per_node,
-            disk_size=self.disk_size, subnet=self.subnet,
+            disk_size=self.disk_size, subnet=self.subnet, disk_bandwidth=self.disk_bandwidth,
         )  # fmt: skip
 
     def layout(self) -> VolumeLayout:

@@ -35,11 +35,19 @@ def _config(**fields: Any) -> Any:
 @click.option("--disk-size", default="2GiB", show_default=True, help="Size of each sparse disk.")
 @click.option("--subnet", default="10.213.0.0/24", show_default=True, help="Bridge subnet.")
 @click.option("--name", default="contio", show_default=True, help="Cluster name.")
-def up(nodes: int, disks_per_node: int, disk_size: str, subnet: str, name: str) -> None:
+@click.option(
+    "--disk-bandwidth", default=None,
+    help="Make each brick disk a slow device of this rate (e.g. 100MB/s; default: not slowed).",
+)  # fmt: skip
+def up(
+    nodes: int, disks_per_node: int, disk_size: str, subnet: str, name: str,
+    disk_bandwidth: str | None,
+) -> None:  # fmt: skip
     """Start NODES glusterd nodes, each with its own IP and XFS brick disks."""
     config = _config(
-        name=name, nodes=nodes, disks_per_node=disks_per_node, disk_size=disk_size, subnet=subnet
-    )
+        name=name, nodes=nodes, disks_per_node=disks_per_node, disk_size=disk_size,
+        subnet=subnet, disk_bandwidth=disk_bandwidth,
+    )  # fmt: skip
     built = LocalCluster.up(config)
     for node in built.state.nodes:
         click.echo(f"node {node.index}: {node.address} (netns {node.netns})")

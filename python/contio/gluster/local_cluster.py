@@ -2,7 +2,10 @@
 
 Each node has its own IP on a bridge (one veth per node), its own glusterd in a private
 mount namespace (own /var/lib/glusterd, /var/log/glusterfs and /run; see node_boot), and
-its own brick disks: XFS on a loop device over a sparse file, one per brick slot. The
+its own brick disks: XFS on a loop device over a sparse file, one per brick slot (with
+`disk_bandwidth`, a slow device: the file served through a FUSE file paced to that
+cap, `contio.backends.slow_device`, so a throttle of tens of MB/s is a fair part of a
+disk rather than ~1 % of a loop device's ~1.8 GB/s). The
 host reaches every node over the bridge, so the native FUSE client mounts volumes on the
 host as it would from a real storage cluster.
 
@@ -27,12 +30,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from contio.backends import command, filesystem, loop_device, mountinfo
+from contio.backends import command, filesystem, loop_device, mountinfo, slow_device
 from contio.backends.interface import state_root
 from contio.backends.undo_journal import Entry, UndoJournal, netns_pids
-from contio.errors import ClusterError
+from contio.errors import ClusterError, QosConfigError
 from contio.gluster import firewall
 from contio.gluster.node_access import NamespaceNode, gluster_text, wait_for_peers
+from contio.qos.limits import ALLOWED_RATE, parse_rate
 
 GLUSTERD_PORT = 24007
 NODE_LINK = "eth0"
@@ -55,6 +59,18 @@ class LocalClusterConfig(BaseModel):
     disks_per_node: int = Field(2, ge=1, le=8)
     disk_size: str = "2GiB"
     subnet: ipaddress.IPv4Network = ipaddress.IPv4Network("10.213.0.0/24")
+    disk_bandwidth: int | str | None = None
+    """Each brick disk a slow device of this many bytes/s (reads and writes together)."""
+
+    @field_validator("disk_bandwidth")
+    @classmethod
+    def _disk_bandwidth(cls, value: int | str | None) -> int | None:
+        if value is None:
+            return None
+        try:
+            return parse_rate("disk_bandwidth", value)
+        except QosConfigError:
+            raise ValueError(f"must be {ALLOWED_RATE}, not {value!r}") from None
 
     @field_validator("disk_size")
     @classmethod
@@ -188,8 +204,16 @@ class LocalCluster:
 
     def _make_node_disks(self, node: NodeState) -> None:
         size = filesystem.parse_size(self.state.config.disk_size)
+        bandwidth = self.state.config.disk_bandwidth
         for k, mount_point in enumerate(node.disks, start=1):
-            device = loop_device.attach(Path(node.dir) / f"disk{k}.img", size, self.journal)
+            image = Path(node.dir) / f"disk{k}.img"
+            loop_device.make_image(image, size, self.journal)
+            if bandwidth is not None:
+                caps = slow_device.DeviceCaps(bandwidth=int(bandwidth))
+                paced = slow_device.serve(image, Path(node.dir) / f"slowdev{k}", caps, self.journal)
+                image = paced.file
+            # Direct I/O on a slow disk: no page cache of the host between it and the bricks.
+            device = loop_device.attach_file(image, self.journal, direct_io=bandwidth is not None)
             # 512-byte inodes keep gluster's extended attributes inside the inode.
             filesystem.make_filesystem("xfs", device, ["-i", "size=512"])
             filesystem.mount(device, Path(mount_point), self.journal, "xfs")

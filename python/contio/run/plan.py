@@ -44,7 +44,7 @@ from contio.run.docker_preparation import DockerPlan
 from contio.run.loads import LoadedData, needs_load
 from contio.run.measured_prices import MeasuredPhases
 from contio.run.stopping import planned_repetitions
-from contio.workload.file_kinds import FILE_KINDS, laid_out_bytes
+from contio.workload.file_kinds import FILE_KINDS, fio_run_seconds, laid_out_bytes
 
 ASSUMED_OPS_PER_SEC = {"null": 1_000_000.0}
 """Rough ops/s per client thread by target; others use `DEFAULT_OPS_PER_SEC`."""
@@ -71,13 +71,17 @@ def _number(properties: dict[str, str], key: str) -> float:
         return 0.0
 
 
-def run_seconds(member: Member, spec: ExperimentSpec) -> float:
-    """Estimated seconds of one run phase of one container."""
+def run_seconds(member: Member, spec: ExperimentSpec, backend: str | None = None) -> float:
+    """Estimated seconds of one run phase of one container (a fio job that runs as its
+    file says: its runtime, or its bytes at the rate files are laid out on `backend`)."""
     stop = spec.stop
     if stop.seconds is not None and stop.rule in ("fixed-time", "adaptive"):
         return stop.seconds
     if stop.operations is not None and stop.rule in ("fixed-ops", "adaptive"):
         return stop.operations / _rate(member.target, member.threads)
+    if member.kind == "fio" and stop.rule == "workload":
+        properties = dict(member.properties)
+        return fio_run_seconds(member.workload, properties, _layout_bps(spec, backend))
     merged = member.merged_properties()
     limit = _number(merged, "maxexecutiontime")
     by_count = _number(merged, "operationcount") / _rate(member.target, member.threads)
@@ -169,7 +173,7 @@ def _priced(
         assert loaded is not None
         run = measured.get(cell.key, "run")
         if run is None:
-            run = max(run_seconds(m, spec) for m in cell.members)
+            run = max(run_seconds(m, spec, cell.level["backend"]) for m in cell.members)
         found[cell.key] += run + overhead
         if not cell.read_only:
             loaded.fresh = False

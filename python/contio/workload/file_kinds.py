@@ -170,6 +170,48 @@ def laid_out_bytes(kind: str, workload: WorkloadRef, properties: Mapping[str, st
     return 0
 
 
+_TIME_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def fio_run_seconds(
+    workload: WorkloadRef, properties: Mapping[str, str], bytes_per_sec: float
+) -> float:
+    """How long a fio workload's run phase takes when it runs as its job says (for
+    `contio plan`): a time-based job its `runtime`, any other its bytes at
+    `bytes_per_sec`, at most its `runtime`; the longest job of the file. 0: cannot tell."""
+    overrides = _overrides("fio", properties)
+    sections = _sections(workload)
+    shared = sections[0][1] if sections[0][0] == "global" else {}
+    longest = 0.0
+    for name, values in sections:
+        if name == "global":
+            continue
+        merged = {**shared, **values, **overrides}
+        limit = _seconds(merged.get("runtime"))
+        if merged.get("time_based") not in (None, "0") and limit:
+            longest = max(longest, limit)
+            continue
+        size = merged.get("size") or merged.get("filesize") or ""
+        try:
+            by_size = parse_size(size) / bytes_per_sec if size and not size.endswith("%") else 0.0
+        except ValueError:
+            by_size = 0.0
+        longest = max(longest, min(by_size, limit) if limit and by_size else by_size or limit)
+    return longest
+
+
+def _seconds(text: str | None) -> float:
+    """fio's time values: seconds, or with an s/m/h suffix; 0 when absent or unreadable."""
+    if not text:
+        return 0.0
+    value = text.strip().lower()
+    unit = value[-1] if value[-1:] in ("s", "m", "h") else ""
+    try:
+        return float(value[: len(value) - len(unit)]) * _TIME_UNITS[unit]
+    except ValueError:
+        return 0.0
+
+
 def _fio_bytes(workload: WorkloadRef, properties: Mapping[str, str]) -> int:
     overrides = _overrides("fio", properties)
     sections = _sections(workload)
