@@ -75,7 +75,9 @@ def test_groups_of_one_tenant_share_its_settings_and_default_to_one_tenant_each(
     level = spec.io_controls["shares"]
     assert [level.tenant_of(k) for k in range(3)] == ["paraview", "background", "background"]
     assert list(level.tenants()) == ["paraview", "background"]
-    unnamed = parse("{middleware: {}, groups: [{priority: 2}, {priority: 3}]}").io_controls["shares"]
+    unnamed = parse("{middleware: {}, groups: [{priority: 2}, {priority: 3}]}").io_controls[
+        "shares"
+    ]
     assert list(unnamed.tenants()) == ["t1", "t2"]
 
 

@@ -251,3 +251,32 @@ def test_charts_are_drawn_for_the_pages_width():
     svg = figures.throughput_vs_threads(threads_frame())
     width = float(re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', svg).group(1))
     assert 960 <= width * 96 / 72 <= 1100
+
+
+def test_tenant_timeline_stacks_tenants_per_node_and_marks_share_moves():
+    rows = [
+        {"t": float(t), "node": node, "tenant": tenant, "measured_bps": rate, "target_bps": share}
+        for t in range(5)
+        for node in ("node1", "node2")
+        for tenant, rate, share in (("paraview", 80e6, 95e6), (INJECTED, 5e6, 5e6))
+    ]
+    svg = figures.tenant_timeline(pd.DataFrame(rows), moves=[(2.0, "node1")], title="bg-5")
+    words = set(texts(svg))
+    assert {"node1 (MB/s)", "node2 (MB/s)", "paraview", "paraview share", INJECTED} <= words
+    assert "time (s); dotted: shares moved" in words
+    assert_black_and_white(svg)
+
+
+def test_share_bars_put_achieved_beside_the_target_share():
+    data = pd.DataFrame(
+        [
+            {"case": "bg-5", "tenant": "background", "achieved_bps": 5.1e6,
+             "achieved_sd_bps": 0.1e6, "target_bps": 5e6},
+            {"case": "bg-5", "tenant": "paraview", "achieved_bps": 80e6,
+             "achieved_sd_bps": 4e6, "target_bps": 95e6},
+        ]
+    )  # fmt: skip
+    svg = figures.share_bars(data)
+    assert {"target share", "per storage node (MB/s)", "background", "paraview"} <= set(texts(svg))
+    with pytest.raises(FigureDataError, match="share_bars: missing column"):
+        figures.share_bars(data.drop(columns=["target_bps"]))

@@ -9,7 +9,7 @@ import pytest
 
 from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand
-from contio.run.plan import ASSUMED_LAYOUT_BPS, estimates, load_seconds
+from contio.run.plan import ASSUMED_LAYOUT_BPS, estimates, load_seconds, run_seconds
 
 FILES = """
 name: files
@@ -39,3 +39,25 @@ def test_file_loads_are_priced_by_the_bytes_they_lay_out_and_the_devices_cap():
     priced = estimates(list(cells.values()), spec)
     slow_cell = cells[("slow", "rndrw")]
     assert priced[slow_cell.key][0] == pytest.approx(2 * (64 << 20) / 50e6 + 10 + 2 * 0.3)
+
+
+FIO_RUNS = """
+name: fio-runs
+backends:
+  slow: {type: local, mode: device, device: loop, loop_size: 1GiB, format: xfs,
+         device_bandwidth: 50MB/s}
+factors:
+  workload:
+    - {kind: fio, name: timed, job: {rw: read, size: 1g, time_based: 1, runtime: 2m}}
+    - {kind: fio, name: sized, job: {rw: read, size: 100m}}
+    - {kind: fio, name: capped, job: {rw: read, size: 1g, runtime: 4}}
+stop: {rule: workload, repetitions: 1}
+"""
+
+
+def test_a_fio_run_that_goes_as_its_job_says_is_priced_by_runtime_or_bytes():
+    spec = parse_spec_text(FIO_RUNS, "fio-runs.yaml", Path.cwd())
+    members = {c.level["workload"]: c.members[0] for c in expand(spec)}
+    assert run_seconds(members["timed"], spec, "slow") == 120.0  # its runtime, not its size
+    assert run_seconds(members["sized"], spec, "slow") == pytest.approx((100 << 20) / 50e6)
+    assert run_seconds(members["capped"], spec, "slow") == 4.0  # bytes, at most its runtime

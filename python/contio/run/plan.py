@@ -57,7 +57,7 @@ CONTAINER_OVERHEAD_S = 1.0
 ASSUMED_LAYOUT_BPS = 200e6
 """Bytes/s a file workload's load lays its files out at (a loop device on this machine's
 disk writes ~200 MB/s directly); a slow loop device's own cap when it has one."""
-SLOW_DEVICE_CAPS = ("device_write_bps", "device_bandwidth")
+SLOW_DEVICE_CAPS = ("device_write_bps", "device_bandwidth", "disk_bandwidth")
 
 
 def _rate(target: str, threads: int) -> float:
