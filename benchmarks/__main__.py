@@ -23,6 +23,7 @@ from benchmarks import (
     fileio,
     go_tpc,
     go_ycsb,
+    middleware,
     ycsb_null,
 )
 from benchmarks.context import BenchContext, cache_dir
@@ -34,7 +35,17 @@ from benchmarks.table import print_report
 # Each module has NAME, TITLE, PEER and run(ctx) -> Report; they run in this order.
 REGISTRY: dict[str, ModuleType] = {
     m.NAME: m
-    for m in (ycsb_null, embedded, fileio, backends, adaptive, containers, go_ycsb, go_tpc)
+    for m in (
+        ycsb_null,
+        embedded,
+        fileio,
+        backends,
+        adaptive,
+        containers,
+        go_ycsb,
+        go_tpc,
+        middleware,
+    )
 }
 QUICK_SCALE = 0.05
 
