@@ -173,6 +173,15 @@ def laid_out_bytes(kind: str, workload: WorkloadRef, properties: Mapping[str, st
 _TIME_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
+def _places_itself(sections: list[tuple[str, dict[str, Any]]]) -> bool:
+    """Whether a fio job file says where its files are: a `directory`, or only absolute
+    `filename`s (a device or a file the user chose)."""
+    names = [s["filename"] for _, s in sections if s.get("filename")]
+    if any("directory" in s for _, s in sections):
+        return True
+    return bool(names) and all(Path(str(n)).is_absolute() for n in names)
+
+
 def fio_run_seconds(
     workload: WorkloadRef, properties: Mapping[str, str], bytes_per_sec: float
 ) -> float:
@@ -259,7 +268,9 @@ class FioKind:
         sections = _sections(call.workload)
         if sections[0][0] != "global":
             sections.insert(0, ("global", {}))
-        if not any(k in s for _, s in sections for k in ("directory", "filename")):
+        if not _places_itself(sections):
+            # A relative `filename` is relative to `directory` (as in fio): without it,
+            # the files would land in whatever directory contio was started from.
             sections[0] = ("global", {"directory": str(call.data_dir), **sections[0][1]})
         overrides = _overrides(self.name, call.properties)
         seconds, operations = _stop(call.properties)
