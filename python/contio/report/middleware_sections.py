@@ -113,6 +113,11 @@ def middleware_section(exp: Experiment) -> Section:
     cells = exp.cells.set_index("cell_key")
     rows = rows.assign(io_controls=[cells.at[k, "io_controls"] for k in rows["cell_key"]])
     table = _share_table(exp, rows).dropna(subset=["achieved_bps"])
+    # The levels in the spec's order (the rows come in the run's, random, order).
+    levels = list((exp.spec.get("factors") or {}).get("io_controls") or [])
+    if not table.empty:
+        rank = {name: k for k, name in enumerate(levels)}
+        table = table.sort_values("case", key=lambda c: c.map(lambda v: rank.get(v, len(rank))))
     if not table.empty:
         svg = figures.share_bars(table, title="achieved per node against target")
         section.blocks.append(
