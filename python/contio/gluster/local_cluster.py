@@ -169,7 +169,10 @@ class LocalCluster:
         for node in self.state.nodes:
             self._make_node_network(node)
             self._make_node_disks(node)
-            # Killing the node's processes is undone before its disks are unmounted.
+        # Every node's processes are killed before any disk is unmounted: each glusterd
+        # runs in a private copy of the host's mount namespace, which holds every node's
+        # disk mounts (and a slow disk's FUSE mount, whose daemon would not exit).
+        for node in self.state.nodes:
             self.journal.record("netns-processes", name=node.netns)
         for node in self.state.nodes:
             self.start_node(node.index)

@@ -135,6 +135,8 @@ class MiddlewareIoController:
             raise MiddlewareError("use(level): the level has no middleware")
         if level is None and self._deployment is None:
             return  # nothing was ever set: nothing to lift
+        if self._deployment is not None and level == self._level:
+            return  # in force already (the same cell's next repetition, or loads in a row)
         dep = self._require_deployment(level)
         if level is not None:
             dep.client.set_policy(level.middleware.policy)  # type: ignore[union-attr]
