@@ -17,6 +17,7 @@ from contio.backends import nfs_support, registry
 from contio.backends.interface import StorageBackend
 from contio.errors import BackendUnavailableError
 from contio.experiment.spec import LOCAL_DIR, ExperimentSpec
+from contio.run.release_each import release_each
 
 
 def probe_unavailable(definition: dict[str, Any]) -> str | None:
@@ -79,12 +80,6 @@ class BackendPool:
 
     def teardown(self) -> None:
         """Tear down every provisioned backend, even if one teardown fails."""
-        errors = []
-        for backend in reversed(list(self._ready.values())):
-            try:
-                backend.teardown()
-            except Exception as exc:  # noqa: BLE001 - keep tearing down the others; re-raised below
-                errors.append(exc)
+        backends = list(reversed(self._ready.values()))
         self._ready.clear()
-        if errors:
-            raise errors[0]
+        release_each(backend.teardown for backend in backends)

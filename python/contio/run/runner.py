@@ -92,6 +92,7 @@ from contio.run.phase_calls import (
 from contio.run.phase_context import PhaseContext
 from contio.run.plan import resolved_order
 from contio.run.progress import RunProgress
+from contio.run.release_each import release_each
 from contio.run.stopping import wants_another
 from contio.samplers.phase import data_disk, phase_columns
 from contio.signals import interrupts_raise
@@ -376,15 +377,9 @@ class Runner:
     def _close_executors(self) -> None:
         """Let every executor remove what it still holds (docker: the run's containers,
         network and volumes), even when one fails."""
-        errors = []
-        for executor in self._executors.values():
-            try:
-                executor.close()
-            except Exception as exc:  # noqa: BLE001 - close the others; re-raised below
-                errors.append(exc)
+        executors = list(self._executors.values())
         self._executors.clear()
-        if errors:
-            raise errors[0]
+        release_each(executor.close for executor in executors)
 
     def _skip_reason(self, cell: Cell) -> str | None:
         """Why `cell` cannot run here, or None. What needs no storage is checked before the
@@ -425,15 +420,9 @@ class Runner:
     def _release_middleware(self) -> None:
         """Every middleware's tenants removed (and `contio qos` down where the run brought
         it up), before the backends' volumes and clusters go."""
-        errors = []
-        for controller in self._middleware.values():
-            try:
-                controller.release()
-            except Exception as exc:  # noqa: BLE001 - release the others; re-raised below
-                errors.append(exc)
+        controllers = list(self._middleware.values())
         self._middleware.clear()
-        if errors:
-            raise errors[0]
+        release_each(controller.release for controller in controllers)
 
     def _run_cell(
         self,
