@@ -188,14 +188,8 @@ def fio_run_seconds(
     """How long a fio workload's run phase takes when it runs as its job says (for
     `contio plan`): a time-based job its `runtime`, any other its bytes at
     `bytes_per_sec`, at most its `runtime`; the longest job of the file. 0: cannot tell."""
-    overrides = _overrides("fio", properties)
-    sections = _sections(workload)
-    shared = sections[0][1] if sections[0][0] == "global" else {}
     longest = 0.0
-    for name, values in sections:
-        if name == "global":
-            continue
-        merged = {**shared, **values, **overrides}
+    for merged in _jobs(_sections(workload), _overrides("fio", properties)):
         limit = _seconds(merged.get("runtime"))
         if merged.get("time_based") not in (None, "0") and limit:
             longest = max(longest, limit)
@@ -222,14 +216,8 @@ def _seconds(text: str | None) -> float:
 
 
 def _fio_bytes(workload: WorkloadRef, properties: Mapping[str, str]) -> int:
-    overrides = _overrides("fio", properties)
-    sections = _sections(workload)
-    shared = sections[0][1] if sections[0][0] == "global" else {}
     total = 0
-    for name, values in sections:
-        if name == "global":
-            continue
-        merged = {**shared, **values, **overrides}
+    for merged in _jobs(_sections(workload), _overrides("fio", properties)):
         size = merged.get("size") or merged.get("filesize")
         if size and not size.endswith("%"):
             total += parse_size(size) * int(merged.get("numjobs") or 1)
@@ -311,16 +299,10 @@ class FioKind:
         return [self.engine_args("load", small)]
 
     def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
-        overrides = _overrides(self.name, properties)
-        sections = _sections(workload)
-        shared = sections[0][1] if sections[0][0] == "global" else {}
-        for name, values in sections:
-            if name == "global":
-                continue
-            values = {**shared, **values, **overrides}
-            if values.get("rw", values.get("readwrite", "read")) not in FIO_READ_ONLY:
-                return True
-        return False
+        return any(
+            job.get("rw", job.get("readwrite", "read")) not in FIO_READ_ONLY
+            for job in _jobs(_sections(workload), _overrides(self.name, properties))
+        )
 
     def dataset(self, workload: WorkloadRef, properties: Mapping[str, str]) -> tuple:
         overrides = _overrides(self.name, properties)
@@ -341,16 +323,23 @@ def _run_generation(
     pass the read-back. One generation up, every block the run wrote must carry the
     run's generation, and a lost write reads back as "stale or lost write".
     """
-    shared = {**(sections[0][1] if sections[0][0] == "global" else {}), **overrides}
-    for name, values in sections:
-        merged = {**shared, **values, **overrides}
+    for merged in _jobs(sections, overrides):
         verifies = merged.get("verify") not in (None, "0", "")
         # A bare `verify_only` (value None) is a switch that is on.
         checks_only = "verify_only" in merged and merged["verify_only"] != "0"
         writes = merged.get("rw", merged.get("readwrite", "read")) not in FIO_READ_ONLY
-        if name != "global" and verifies and writes and not checks_only:
+        if verifies and writes and not checks_only:
             return {"verify_generation": str(int(merged.get("verify_generation") or 1) + 1)}
     return {}
+
+
+def _jobs(
+    sections: list[tuple[str, dict[str, str | None]]], overrides: Mapping[str, str | None]
+) -> list[dict[str, str | None]]:
+    """Each job section's options as fio applies them: `[global]`'s, the job's own, then
+    contio's overrides."""
+    shared = sections[0][1] if sections[0][0] == "global" else {}
+    return [{**shared, **values, **overrides} for name, values in sections if name != "global"]
 
 
 def _sections(workload: WorkloadRef) -> list[tuple[str, dict[str, str | None]]]:
