@@ -4,14 +4,13 @@
 //! and properties YCSB knows but contio does not use are accepted with a
 //! warning, so YCSB workload files run unchanged.
 
-/// Every core property contio acts on.
+/// Every core property contio acts on, besides those in `MEASUREMENT`.
 pub const USED: &[&str] = &[
     "recordcount",
     "operationcount",
     "maxexecutiontime",
     "threadcount",
     "target",
-    "status.interval",
     "insertstart",
     "insertcount",
     "table",
@@ -39,28 +38,16 @@ pub const USED: &[&str] = &[
     "exponential.frac",
     "core_workload_insertion_retry_limit",
     "core_workload_insertion_retry_interval",
-    "measurementtype",
     "measurement.interval",
-    "hdrhistogram.percentiles",
-    "measurement.histogram.verbose",
-    "histogram.buckets",
-    "timeseries.granularity",
-    "measurement.raw.output_file",
-    "measurement.raw.no_summary",
-    "hdrhistogram.fileoutput",
-    "hdrhistogram.output.path",
     "db",
     "dotransactions",
-    "label",
     "workload",
     "dataintegrity",
-    "startbarrier.ready",
-    "startbarrier.go",
-    "startbarrier.timeout",
 ];
 
 /// Status lines, measurement and the start barrier: what the `tpcc` and
-/// `cstress` subcommands take with `-p` besides their own (all are in `USED`).
+/// `cstress` subcommands take with `-p` besides their own; the core workload acts
+/// on them too.
 pub const MEASUREMENT: &[&str] = &[
     "status.interval",
     "measurementtype",
@@ -91,7 +78,7 @@ pub const NO_EFFECT: &[&str] = &[
 
 /// Every known core property name.
 pub fn known() -> impl Iterator<Item = &'static str> {
-    USED.iter().chain(NO_EFFECT).copied()
+    USED.iter().chain(MEASUREMENT).chain(NO_EFFECT).copied()
 }
 
 /// True when `key` is a known core property.
