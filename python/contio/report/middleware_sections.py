@@ -21,9 +21,8 @@ import pandas as pd
 from contio.report import figures
 from contio.report.experiment import Experiment
 from contio.report.page import Section, details, figure
+from contio.results.folder import MIDDLEWARE_MOVES_JSON, MIDDLEWARE_SAMPLES_JSONL
 
-SAMPLES = "run-middleware.jsonl"
-MOVES = "run-middleware-moves.json"
 ACTIVE_FRACTION = 0.01
 """A tenant moving less than this fraction of its target in a second is idle there: the
 achieved rate is its mean over the seconds it was active."""
@@ -52,7 +51,7 @@ def middleware_rows(runs: pd.DataFrame) -> pd.DataFrame:
 
 def read_samples(folder: Path, repetition_dir: str) -> pd.DataFrame:
     """One repetition's node reports (columns t, node, tenant, measured_bps, target_bps)."""
-    path = folder / repetition_dir / SAMPLES
+    path = folder / repetition_dir / MIDDLEWARE_SAMPLES_JSONL
     try:
         lines = path.read_text().splitlines()
     except OSError:
@@ -71,7 +70,7 @@ def read_samples(folder: Path, repetition_dir: str) -> pd.DataFrame:
 def read_moves(folder: Path, repetition_dir: str) -> list[tuple[float, str]]:
     """(second since the samples began, node) of each share move of one repetition."""
     try:
-        moves = json.loads((folder / repetition_dir / MOVES).read_text())
+        moves = json.loads((folder / repetition_dir / MIDDLEWARE_MOVES_JSON).read_text())
     except (OSError, ValueError):
         return []
     return [(float(m["t"]), str(m["node"])) for m in moves if "t" in m and "node" in m]

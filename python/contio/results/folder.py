@@ -45,6 +45,11 @@ SERVERS_JSON = "servers.json"
 """In a repetition's `phase_dir` when its load started database servers: what ran."""
 EVENTS_JSON = "events.json"
 """In a repetition's `phase_dir` when the spec has fault events: what happened when."""
+MIDDLEWARE_SAMPLES_JSONL = "run-middleware.jsonl"
+"""In a repetition's `phase_dir` when its cell's tenants ran under the I/O middleware:
+every node report of the run phase (per tenant: share in force, measured bytes/s)."""
+MIDDLEWARE_MOVES_JSON = "run-middleware-moves.json"
+"""Beside it: the moments the run phase's shares moved."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ serves one tenant and the node agents can put it in the tenant's VNode
 - `prepare` returns what each container's row records as its `io_control`: mechanism,
   policy, tenant, volume, settings, each node's capacity, the shares in force when the
   phase began and the fair share (Algorithm 1 with every tenant of the level active);
-- during a run phase, `sample_to(path)` appends every node report's per-tenant share and
+- during a run phase, `sample_to(directory)` appends every node report's per-tenant share and
   measured rate to a JSON-lines file (the report's stacked timeline and achieved-versus-
   target figure), and `moves` are the moments shares changed;
 - the engines themselves are plain processes: what is controlled is the bricks.
@@ -39,14 +39,12 @@ from contio.experiment.parts import IoControlSet, IoGroupControls
 from contio.gluster.local_cluster import LocalCluster
 from contio.middleware import deployment
 from contio.qos.policy import TenantShare, static_shares
+from contio.results.folder import MIDDLEWARE_MOVES_JSON, MIDDLEWARE_SAMPLES_JSONL
 
 MECHANISM = (
     "I/O middleware (paper 004): per-tenant VNodes of the bricks on every storage node, "
     "cgroup-v1 blkio.throttle, O_DIRECT through to the bricks"
 )
-MIDDLEWARE_JSONL = "middleware.jsonl"
-"""Suffix of a run phase's per-node per-tenant samples in its raw directory
-(`run-middleware.jsonl`; the share moves in `run-middleware-moves.json`)."""
 SYNC_TIMEOUT = 15.0
 """How long `use` waits for the agents to apply a change (several intervals)."""
 
@@ -144,11 +142,12 @@ class MiddlewareIoController:
         self._level = level
         self._wait_for_agents(dep)
 
-    def sample_to(self, path: Path) -> None:
-        """Append every node report to `path` until `stop_sampling` (one per interval)."""
+    def sample_to(self, directory: Path) -> None:
+        """Append every node report to `directory`'s samples file until `stop_sampling`
+        (one per interval); the share moves go beside it then."""
         self.stop_sampling()
         dep = self._require_deployment()
-        self._sampler = _StatusSampler(dep, dict(self._tenants), path)
+        self._sampler = _StatusSampler(dep, dict(self._tenants), directory)
         self._sampler.start()
 
     def stop_sampling(self) -> None:
@@ -242,10 +241,11 @@ class _StatusSampler:
     """Polls the coordinator's status and writes each new node report's per-tenant share
     and measured rate: {"t", "node", "tenant", "target_bps", "measured_bps"}."""
 
-    def __init__(self, dep: deployment.Deployment, tenants: dict[str, str], path: Path):
+    def __init__(self, dep: deployment.Deployment, tenants: dict[str, str], directory: Path):
         self._client = dep.client
         self._tenants = {name: spec for spec, name in tenants.items()}
-        self._path = path
+        self._path = directory / MIDDLEWARE_SAMPLES_JSONL
+        self._moves = directory / MIDDLEWARE_MOVES_JSON
         self._interval = 0.25
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="middleware-sampler", daemon=True)
@@ -270,9 +270,7 @@ class _StatusSampler:
                 }
                 for m in moves
             ]
-            self._path.with_name(self._path.stem + "-moves.json").write_text(
-                json.dumps(placed, indent=1)
-            )
+            self._moves.write_text(json.dumps(placed, indent=1))
 
     def _loop(self) -> None:
         with self._path.open("a") as out:

@@ -79,7 +79,7 @@ from contio.run.backend_pool import BackendPool
 from contio.run.docker_preparation import DockerSetup, prepare_docker
 from contio.run.identity import check_resumable, spec_fingerprint
 from contio.run.loads import LoadedData, needs_load
-from contio.run.middleware_control import MIDDLEWARE_JSONL, MiddlewareIoController
+from contio.run.middleware_control import MiddlewareIoController
 from contio.run.page_cache import drop_page_cache
 from contio.run.phase_calls import (
     check_with_engine,
@@ -600,7 +600,7 @@ class Runner:
             # Loads lay out data unthrottled; a run starts with its level's shares in force.
             middleware.use(self.spec.controls_for(cell.level) if phase == "run" else None)
             if metrics is not None:
-                middleware.sample_to(metrics.with_name(f"{phase}-{MIDDLEWARE_JSONL}"))
+                middleware.sample_to(metrics.parent)
         faults = self._faults(cell) if phase == "run" else None
         try:
             codes = executor.run_phase(
