@@ -26,7 +26,12 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from contio.backends import filesystem, mountinfo
-from contio.backends.interface import BackendOptions, Capabilities, JournaledBackend
+from contio.backends.interface import (
+    BackendOptions,
+    Capabilities,
+    JournaledBackend,
+    fresh_directory,
+)
 from contio.errors import BackendError, BackendOptionError, ClusterError, CommandError
 from contio.gluster.cluster import GlusterCluster
 from contio.gluster.inventory import SshCluster
@@ -162,10 +167,7 @@ class GlusterBackend(JournaledBackend):
             mount = self.workdir / f"mnt-{tenant}"
             self._mount_volume(name, mount)
             self._tenant_mounts[tenant] = mount
-        count = self._tenant_labels[label] = self._tenant_labels.get(label, 0) + 1
-        path = mount / (label if count == 1 else f"{label}-{count}")
-        path.mkdir(parents=True)
-        return path
+        return fresh_directory(mount, label, self._tenant_labels)
 
     def release(self, path: Path) -> None:
         """Remove a data directory (on the main volume or a tenant's) once its runs are done."""

@@ -231,10 +231,7 @@ class JournaledBackend(StorageBackend):
         """A fresh, empty directory for `label` under the data root."""
         if not self._provisioned:
             raise BackendError(f"backend '{self.name}': provision() must run before data locations")
-        count = self._labels[label] = self._labels.get(label, 0) + 1
-        path = self.data_root() / (label if count == 1 else f"{label}-{count}")
-        path.mkdir(parents=True)
-        return path
+        return fresh_directory(self.data_root(), label, self._labels)
 
     def release(self, path: Path) -> None:
         """Remove a data directory once its runs are done."""
@@ -261,3 +258,12 @@ class JournaledBackend(StorageBackend):
         self._owner.release()
         if self.workdir.exists() and not any(self.workdir.iterdir()):
             self.workdir.rmdir()
+
+
+def fresh_directory(root: Path, label: str, counts: dict[str, int]) -> Path:
+    """A new directory `root/label`, or `label-N` for the N-th use of `label` as counted
+    in `counts` (one load's data never lands on another's)."""
+    count = counts[label] = counts.get(label, 0) + 1
+    path = root / (label if count == 1 else f"{label}-{count}")
+    path.mkdir(parents=True)
+    return path
