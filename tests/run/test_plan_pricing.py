@@ -9,7 +9,13 @@ import pytest
 
 from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand
-from contio.run.plan import ASSUMED_LAYOUT_BPS, estimates, load_seconds, run_seconds
+from contio.run.plan import (
+    ASSUMED_LAYOUT_BPS,
+    TPCC_LOAD_S_PER_WAREHOUSE,
+    estimates,
+    load_seconds,
+    run_seconds,
+)
 
 FILES = """
 name: files
@@ -61,3 +67,21 @@ def test_a_fio_run_that_goes_as_its_job_says_is_priced_by_runtime_or_bytes():
     assert run_seconds(members["timed"], spec, "slow") == 120.0  # its runtime, not its size
     assert run_seconds(members["sized"], spec, "slow") == pytest.approx((100 << 20) / 50e6)
     assert run_seconds(members["capped"], spec, "slow") == 4.0  # bytes, at most its runtime
+
+
+TPCC = """
+name: tpcc-loads
+runtime: {type: docker}
+factors:
+  target: [mariadb]
+  workload: [{kind: tpcc, warehouses: 5}, {kind: tpcc, warehouses: 50}]
+properties: {recordcount: 250000}
+stop: {rule: fixed-time, seconds: 10, repetitions: 1}
+"""
+
+
+def test_a_tpcc_load_is_priced_by_its_warehouses_not_recordcount():
+    spec = parse_spec_text(TPCC, "tpcc-loads.yaml", Path.cwd())
+    five, fifty = (c.members[0] for c in expand(spec))
+    assert load_seconds(fifty, spec) == pytest.approx(10 * load_seconds(five, spec))
+    assert load_seconds(five, spec) == pytest.approx(5 * TPCC_LOAD_S_PER_WAREHOUSE)

@@ -50,6 +50,10 @@ ASSUMED_OPS_PER_SEC = {"null": 1_000_000.0}
 """Rough ops/s per client thread by target; others use `DEFAULT_OPS_PER_SEC`."""
 DEFAULT_OPS_PER_SEC = 10_000.0
 PHASE_OVERHEAD_S = 0.3
+TPCC_LOAD_S_PER_WAREHOUSE = 50.0
+"""A TPC-C load's seconds per warehouse (~520,000 rows): two MariaDB loads of 5
+warehouses beside two Cassandra loads took 249 s each here (2026-11-28, 2 cores). Not
+`recordcount`: a TPC-C load's size is its warehouses."""
 SERVER_START_S = {"cassandra": 60.0, "mariadb": 10.0, "postgres": 5.0, "ferretdb": 3.0}
 """Rough start-to-ready seconds of a database container (docker); others: 2 s."""
 CONTAINER_OVERHEAD_S = 1.0
@@ -94,6 +98,9 @@ def load_seconds(member: Member, spec: ExperimentSpec, backend: str | None = Non
     if member.kind in FILE_KINDS:
         laid_out = laid_out_bytes(member.kind, member.workload, dict(member.properties))
         return laid_out / _layout_bps(spec, backend)
+    if member.kind == "tpcc":
+        warehouses = dict(member.workload.options).get("warehouses") or "0"
+        return float(warehouses) * TPCC_LOAD_S_PER_WAREHOUSE
     records = _number(member.merged_properties(), "recordcount")
     return records / _rate(member.target, spec.load_thread_count)
 
