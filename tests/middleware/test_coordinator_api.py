@@ -13,7 +13,7 @@ import pytest
 
 from contio.errors import AuthError, CoordinatorUnreachable, QosConfigError
 from contio.middleware import auth
-from contio.middleware.coordinator import STALE_INTERVALS, Coordinator
+from contio.middleware.coordinator import STALE_INTERVALS, Coordinator, DiskReport
 from contio.middleware.http_api import CoordinatorClient, CoordinatorServer
 from contio.middleware.store import Store
 
@@ -99,6 +99,25 @@ def test_work_conserving_lends_an_idle_tenants_share(serve):
     assert {(m["tenant"], m["new_bps"]) for m in moves} >= {("b", lent["b"]), ("a", lent["a"])}
 
 
+def test_a_saturated_disk_lowers_the_capacity_divided_and_an_idle_one_raises_it(serve):
+    client = serve()
+    client.set_tenant("a", 4)
+    client.set_tenant("b", 8)
+    greedy = {"a": 30 * MB, "b": 60 * MB}
+    first = client.report("n", 100 * MB, greedy, DiskReport(1.0, 90 * MB))["shares_bps"]
+    assert sum(first.values()) == pytest.approx(95 * MB)  # halfway from 100 to 90
+    assert first["b"] / first["a"] == pytest.approx(2)
+    for _ in range(10):
+        shares = client.report("n", 100 * MB, greedy, DiskReport(1.0, 90 * MB))["shares_bps"]
+    assert sum(shares.values()) == pytest.approx(90 * MB, rel=0.001)
+    assert client.status()["nodes"]["n"]["effective_bps"] == pytest.approx(90 * MB, rel=0.001)
+    idle = client.report("n", 100 * MB, greedy, DiskReport(0.5, 45 * MB))["shares_bps"]
+    assert sum(idle.values()) > sum(shares.values())
+    # An agent that sends no disk report gets shares of the calibrated capacity.
+    plain = client.report("n", 100 * MB, greedy)["shares_bps"]
+    assert sum(plain.values()) == pytest.approx(100 * MB)
+
+
 def test_a_restart_keeps_tenants_policy_and_the_shares_in_force(serve):
     client = serve()
     client.set_policy("static")
@@ -142,6 +161,7 @@ def test_a_node_that_stops_reporting_is_stale_and_no_longer_makes_its_tenants_ac
         (lambda c: c.set_tenant("b", 5, reservation="150MB/s"),
          r"tenants\.b\.reservation: \(1\.5e\+08\) is above the node's capacity"),
         (lambda c: c.report("n", "lots", {}), r"capacity_bps: must be a number"),
+        (lambda c: c.report("n", 1e8, {}, DiskReport(1.5)), r"disk\.utilization: must be 0–1"),
     ],
 )  # fmt: skip
 def test_bad_input_is_refused_naming_the_field_and_nothing_changes(serve, call, message):

@@ -102,6 +102,11 @@ def test_agent_moves_bricks_into_vnodes_throttles_by_priority_and_cleans_up(
         measured = agent.step().used_bps
         assert 0 < measured["lo"] <= 10 * MB * 1.1
         assert measured["hi"] > measured["lo"]
+        # The disk's own counters go with the report: everything the readers moved, and a
+        # disk far from saturated (40 MB/s of a loop device), so the full capacity is divided.
+        assert agent.disk is not None and 0 < agent.disk.utilization < 0.95
+        assert agent.disk.moved_bps == pytest.approx(sum(measured.values()), rel=0.2)
+        assert client.status()["nodes"]["n1"]["effective_bps"] == pytest.approx(CAPACITY)
         status = client.status()["nodes"]["n1"]["tenants"]
         assert status["lo"]["target_bps"] == pytest.approx(10 * MB)
 

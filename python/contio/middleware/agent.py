@@ -4,7 +4,8 @@ Every interval the agent
 
 1. finds the node's brick processes and moves each tenant's into its VNode (a restarted
    brick has a new PID and is moved again at the next interval);
-2. reads what every VNode moved on the brick disk since the last interval;
+2. reads what every VNode moved on the brick disk since the last interval, and what the
+   disk moved and how busy it was (`/proc/diskstats`);
 3. reports those rates to the coordinator, which answers with the node's shares;
 4. throttles every VNode to its share.
 
@@ -29,12 +30,15 @@ from contio.backends.owner_lock import OwnerLock
 from contio.backends.undo_journal import Entry, UndoJournal
 from contio.errors import MiddlewareError, QosConfigError, QosError
 from contio.middleware.bricks import BrickProcess, brick_processes
+from contio.middleware.coordinator import DiskReport
 from contio.middleware.http_api import CoordinatorClient
 from contio.middleware.vnode import VNode, VNodeCounters
 from contio.qos.device import BlockDevice, resolve
+from contio.samplers.host import DiskCounters, read_diskstats
 
 log = logging.getLogger(__name__)
 
+DISKSTATS = Path("/proc/diskstats")
 RETHROTTLE_FRACTION = 0.01
 """A share that moved by less than this fraction is not written again."""
 
@@ -52,7 +56,7 @@ class AgentConfig:
     capacity_bps: float
     coordinator_url: str
     secret: str
-    interval: float = 1.0
+    interval: float = 0.5
     volumes: dict[str, str] = field(default_factory=dict)
     """Tenant → volume, where a tenant's volume is not named after it."""
     workdir: Path | None = None
@@ -92,7 +96,9 @@ class NodeAgent:
         self.reached = False
         self._bricks = bricks
         self._clock = clock
-        self._last: tuple[float, dict[str, VNodeCounters]] | None = None
+        self._last: tuple[float, dict[str, VNodeCounters], DiskCounters | None] | None = None
+        self.disk: DiskReport | None = None
+        """What the brick disk did in the last interval (None before the second)."""
         self.workdir = config.workdir or agents_root() / config.node
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._lock = OwnerLock(self.workdir)
@@ -109,7 +115,7 @@ class NodeAgent:
         adopted = self._sync_vnodes(by_volume)
         used = self._measure()
         try:
-            answer = self.client.report(self.config.node, self.config.capacity_bps, used)
+            answer = self.client.report(self.config.node, self.config.capacity_bps, used, self.disk)
         except MiddlewareError as exc:  # fail-static: keep the shares in force
             if self.reached:
                 log.warning("coordinator unreachable, keeping the last shares: %s", exc)
@@ -184,17 +190,25 @@ class NodeAgent:
     def _measure(self) -> dict[str, float]:
         now = self._clock()
         counters = {tenant: vnode.counters() for tenant, vnode in self.vnodes.items()}
-        last, self._last = self._last, (now, counters)
+        disk = self._disk_counters()
+        last, self._last = self._last, (now, counters, disk)
         if last is None:
             return {tenant: 0.0 for tenant in counters}
         seconds = max(now - last[0], 1e-3)
         previous = last[1]
+        self.disk = _disk_report(last[2], disk, seconds)
         return {
             tenant: max(0, c.total - previous[tenant].total) / seconds
             if tenant in previous
             else 0.0
             for tenant, c in counters.items()
         }
+
+    def _disk_counters(self) -> DiskCounters | None:
+        try:
+            return read_diskstats(DISKSTATS.read_text()).get(self.config.device.name)
+        except OSError:
+            return None
 
     def _apply(self) -> None:
         for tenant, vnode in self.vnodes.items():
@@ -247,6 +261,18 @@ class NodeAgent:
         if errors:
             raise MiddlewareError("the agent could not remove: " + "; ".join(errors))
         self._lock.release()
+
+
+def _disk_report(
+    before: DiskCounters | None, after: DiskCounters | None, seconds: float
+) -> DiskReport | None:
+    """How busy the disk was and what it moved between two readings; None when either
+    is missing (then the coordinator divides the calibrated capacity)."""
+    if before is None or after is None:
+        return None
+    busy = (after.busy_ms - before.busy_ms) / 1000 / seconds
+    moved = after.read_bytes + after.write_bytes - before.read_bytes - before.write_bytes
+    return DiskReport(min(1.0, max(0.0, busy)), max(0, moved) / seconds)
 
 
 def agents_root() -> Path:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, cast
 
 from contio.errors import QosConfigError
@@ -24,14 +25,25 @@ from contio.qos.policy import (
     POLICIES,
     TenantShare,
     check_reservations,
+    effective_capacity,
     static_shares,
     work_conserving_shares,
 )
 
-DEFAULT_INTERVAL = 1.0
+DEFAULT_INTERVAL = 0.5
 STALE_INTERVALS = 3
 ACTIVE_FRACTION = 0.01
 """A tenant moving at least this fraction of a node's capacity there is active (static)."""
+
+
+@dataclass(frozen=True)
+class DiskReport:
+    """What a node's brick disk did in the last interval, as its agent measured it."""
+
+    utilization: float
+    """The fraction of the interval the disk had I/O in flight (0–1)."""
+    moved_bps: float | None = None
+    """Bytes/s the disk moved for everyone; None: the tenants' sum."""
 
 
 class Coordinator:
@@ -46,6 +58,9 @@ class Coordinator:
         self.store = store
         self.interval = interval
         self._clock = clock
+        self._effective: dict[str, float] = {}
+        """Each node's effective capacity (`effective_capacity`); a restart starts again
+        from the calibrated value, which the next saturated interval corrects."""
 
     # Configuration: validated before anything is stored, errors name the field.
 
@@ -96,25 +111,52 @@ class Coordinator:
 
     # The control loop.
 
-    def report(self, node: str, capacity: float, used: Mapping[str, float]) -> dict[str, float]:
+    def report(
+        self,
+        node: str,
+        capacity: float,
+        used: Mapping[str, float],
+        disk: DiskReport | None = None,
+    ) -> dict[str, float]:
         """Take a node's measured bytes/s per tenant; return its shares for the next interval.
 
+        `capacity` is the node's calibrated bandwidth; with `disk` (what the whole disk
+        moved and how busy it was) the shares divide the effective capacity instead.
         Tenants the node does not know yet count as idle there."""
         if not capacity > 0 or math.isinf(capacity):
             raise QosConfigError("capacity", f"must be a positive number, not {capacity!r}")
         tenants = self.store.tenants()
         now = self._clock()
+        used = {name: max(0.0, float(rate)) for name, rate in used.items()}
+        divided = self._divided_capacity(node, capacity, used, disk, tenants)
         shares: dict[str, float] = {}
         if tenants:
-            used = {name: max(0.0, float(used.get(name, 0.0))) for name in tenants}
+            used = {name: used.get(name, 0.0) for name in tenants}
             if self.policy == "static":
                 active = self._active(node, capacity, used, now)
-                shares = static_shares(capacity, tenants, active)
+                shares = static_shares(divided, tenants, active)
             else:
                 held = self.store.shares().get(node, {})
-                shares = work_conserving_shares(capacity, tenants, held, used)
+                shares = work_conserving_shares(divided, tenants, held, used)
         self.store.record_report(node, capacity, dict(used), shares, now)
         return shares
+
+    def _divided_capacity(
+        self,
+        node: str,
+        capacity: float,
+        used: Mapping[str, float],
+        disk: DiskReport | None,
+        tenants: Mapping[str, TenantShare],
+    ) -> float:
+        """The node's effective capacity, never below what its tenants reserved."""
+        if disk is None:
+            self._effective.pop(node, None)
+            return capacity
+        moved = sum(used.values()) if disk.moved_bps is None else disk.moved_bps
+        effective = effective_capacity(capacity, self._effective.get(node), moved, disk.utilization)
+        self._effective[node] = effective
+        return max(effective, sum(t.reservation for t in tenants.values()))
 
     def _active(
         self, node: str, capacity: float, used: Mapping[str, float], now: float
@@ -151,6 +193,7 @@ class Coordinator:
             }
             nodes[name] = {
                 "capacity_bps": record.capacity,
+                "effective_bps": self._effective.get(name, record.capacity),
                 "last_report_age_s": round(now - record.last_report, 3),
                 "stale": self._stale(record.last_report, now),
                 "tenants": per_tenant,

@@ -6,13 +6,13 @@
 | PUT /v1/tenants/NAME | {"priority", "reservation"?, "limit"?} | the tenant |
 | DELETE /v1/tenants/NAME | | {} |
 | PUT /v1/policy | {"policy"} | {"policy"} |
-| POST /v1/nodes/NAME/report | {"capacity_bps", "used_bps": {tenant: bytes/s}} | {"shares_bps", "policy", "interval_s"} |
+| POST /v1/nodes/NAME/report | {"capacity_bps", "used_bps": {tenant: bytes/s}, "disk"?: {"utilization", "moved_bps"}} | {"shares_bps", "policy", "interval_s"} |
 | GET /v1/moves?since=T | | [{"at", "node", "tenant", "old_bps", "new_bps"}] |
 
 Every request is signed (`contio.middleware.auth`); 401 otherwise. Bad input is a 400
 whose body names the field, and the client raises it again as `QosConfigError`, so the
 CLI exits 2 with the same message. The server is the standard library's threading HTTP
-server: a handful of agents reporting once a second need nothing more.
+server: a handful of agents reporting twice a second need nothing more.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from contio.errors import AuthError, CoordinatorUnreachable, MiddlewareError, QosConfigError
 from contio.middleware import auth
-from contio.middleware.coordinator import Coordinator
+from contio.middleware.coordinator import Coordinator, DiskReport
 
 MAX_BODY = 1 << 20
 
@@ -133,7 +133,9 @@ class _Handler(BaseHTTPRequestHandler):
                 used = data.get("used_bps") or {}
                 if not isinstance(used, dict):
                     raise QosConfigError("used_bps", "must be an object of tenant: bytes/s")
-                shares = coordinator.report(node, _number(data, "capacity_bps"), used)
+                shares = coordinator.report(
+                    node, _number(data, "capacity_bps"), used, _disk(data.get("disk"))
+                )
                 return {"shares_bps": shares, "policy": coordinator.policy,
                         "interval_s": coordinator.interval}  # fmt: skip
         raise _BadRequest(
@@ -151,6 +153,18 @@ def _json(body: bytes) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise QosConfigError("body", "must be a JSON object")
     return data
+
+
+def _disk(data: object) -> DiskReport | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise QosConfigError("disk", "must be an object with utilization and moved_bps")
+    utilization = _number(data, "utilization")
+    if not 0 <= utilization <= 1:
+        raise QosConfigError("disk.utilization", f"must be 0–1, not {utilization!r}")
+    moved = None if data.get("moved_bps") is None else _number(data, "moved_bps")
+    return DiskReport(utilization, moved)
 
 
 def _number(data: dict[str, Any], field: str) -> float:
@@ -183,8 +197,16 @@ class CoordinatorClient:
     def set_policy(self, policy: str) -> None:
         self._call("PUT", "/v1/policy", {"policy": policy})
 
-    def report(self, node: str, capacity_bps: float, used_bps: dict[str, float]) -> dict[str, Any]:
-        body = {"capacity_bps": capacity_bps, "used_bps": used_bps}
+    def report(
+        self,
+        node: str,
+        capacity_bps: float,
+        used_bps: dict[str, float],
+        disk: DiskReport | None = None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"capacity_bps": capacity_bps, "used_bps": used_bps}
+        if disk is not None:
+            body["disk"] = {"utilization": disk.utilization, "moved_bps": disk.moved_bps}
         return self._call("POST", f"/v1/nodes/{node}/report", body)
 
     def moves(self, since: float = 0.0) -> list[dict[str, Any]]:

@@ -42,7 +42,7 @@ def _until_signal() -> threading.Event:
 @click.option("--state", type=click.Path(path_type=Path), required=True,
               help="The SQLite file that keeps the configuration.")  # fmt: skip
 @click.option("--secret-file", type=click.Path(path_type=Path), required=True)
-@click.option("--interval", type=float, default=1.0, show_default=True,
+@click.option("--interval", type=float, default=0.5, show_default=True,
               help="The agents' control interval in seconds (stale after three).")  # fmt: skip
 def coordinator(listen: str, state: Path, secret_file: Path, interval: float) -> None:
     """Run the coordinator (started by `contio qos up`) until SIGTERM."""
@@ -70,7 +70,7 @@ def coordinator(listen: str, state: Path, secret_file: Path, interval: float) ->
 @click.option("--capacity", required=True, help='The disk\'s bandwidth, e.g. "200MB/s".')
 @click.option("--coordinator", "url", required=True, help="http://HOST:PORT")
 @click.option("--secret-file", type=click.Path(path_type=Path), required=True)
-@click.option("--interval", type=float, default=1.0, show_default=True)
+@click.option("--interval", type=float, default=0.5, show_default=True)
 @click.option("--volume", "volumes", multiple=True, metavar="TENANT=VOLUME",
               help="A tenant whose volume is not named after it. Repeatable.")  # fmt: skip
 def agent(node: str, address: str, disk: Path, capacity: str, url: str, secret_file: Path,

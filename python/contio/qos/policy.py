@@ -13,6 +13,16 @@ priorities, reservations, limits and the rates the node agent measured:
   reservations and within the limits, and hands whatever nobody wants to the tenants by
   priority. What an idle tenant leaves is lent to the busy ones; it is taken back in
   the interval after the tenant uses (nearly) all of what it holds.
+  What an *active* tenant leaves below its fair share is lent only until the node is
+  filled to 1 - LENDING_HEADROOM of its capacity: a disk run at 100 % queues the
+  lender's requests behind the borrowers', and its latency, not its bandwidth, is what
+  priority must protect.
+
+Both divide the node's *effective* capacity (`effective_capacity`): the calibrated
+bandwidth, lowered to what the disk actually moves whenever the agent sees it saturated.
+A calibration reads the raw disk; through a file system the same disk moves less, and
+shares of a capacity the disk cannot deliver are not the shares asked for (the
+throttles add up to more than the disk, and the disk, not the priorities, divides it).
 
 The functions are pure: one dimension (bytes/s or I/O/s) at a time, no I/O, so the
 control law can be tested and documented on its own (docs/qos.md, "Control law").
@@ -37,7 +47,20 @@ PROBE_FRACTION = 0.05
 """An idle tenant keeps at least this fraction of its fair share, so that it can show it
 is busy again (it can use all of that, which makes it busy in the next interval)."""
 
+LENDING_HEADROOM = 0.2
+"""While an active tenant holds less than its fair share, the borrowers are cut back (never
+below their own fair shares) until the shares add up to at most 1 - this of capacity."""
+
 POLICIES = ("static", "work-conserving")
+
+SATURATED_UTILIZATION = 0.95
+"""A disk busy at least this fraction of an interval moved all it could."""
+CAPACITY_SMOOTHING = 0.5
+"""How far the effective capacity moves toward a saturated interval's bytes (EWMA)."""
+CAPACITY_RECOVERY = 0.02
+"""How much the effective capacity grows per unsaturated interval, up to the calibrated."""
+CAPACITY_FLOOR = 0.25
+"""The effective capacity never falls below this fraction of the calibrated one."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +111,27 @@ def check_reservations(capacity: float, tenants: Mapping[str, TenantShare]) -> N
         )
 
 
+def effective_capacity(
+    calibrated: float, previous: float | None, moved: float, utilization: float | None
+) -> float:
+    """The bandwidth to divide in the next interval, from what the disk did in the last.
+
+    Saturated (busy ≥ SATURATED_UTILIZATION of the interval): what it moved is what it can
+    move under this mix, and the estimate moves halfway there. Otherwise it grows by
+    CAPACITY_RECOVERY per interval back toward `calibrated`, so it overshoots the real
+    capacity by at most that much before the next saturated interval pulls it back: the
+    estimate stays within [real, real · (1 + CAPACITY_RECOVERY)] while the disk is busy.
+    Without a utilization (an agent that cannot read it) the calibrated value is used."""
+    if utilization is None:
+        return calibrated
+    estimate = calibrated if previous is None else min(previous, calibrated)
+    if utilization >= SATURATED_UTILIZATION:
+        estimate += CAPACITY_SMOOTHING * (moved - estimate)
+    else:
+        estimate *= 1 + CAPACITY_RECOVERY
+    return min(calibrated, max(CAPACITY_FLOOR * calibrated, estimate))
+
+
 def static_shares(
     capacity: float, tenants: Mapping[str, TenantShare], active: set[str]
 ) -> dict[str, float]:
@@ -136,8 +180,12 @@ def work_conserving_shares(
 
     1. every tenant gets its reservation;
     2. the rest is water-filled by priority up to each tenant's demand (`demand`);
-    3. what no tenant wants is spread by priority among those below their limit.
-    The throttles add up to `capacity` unless every tenant is at its limit."""
+    3. what no tenant wants is spread by priority among those below their limit;
+    4. while an active tenant (using at least its probe) wants less than its fair share,
+       the borrowers give back what they hold above their fair shares until the shares
+       add up to 1 - LENDING_HEADROOM of `capacity` (see the module's docstring).
+    The throttles add up to `capacity` unless every tenant is at its limit or an active
+    tenant lends."""
     _check(capacity, tenants)
     weights = {n: float(t.priority) for n, t in tenants.items()}
     total_weight = sum(weights.values())
@@ -148,7 +196,29 @@ def work_conserving_shares(
     floors = {n: t.reservation for n, t in tenants.items()}  # reserved is never lent
     shares = water_fill(capacity, weights, floors, wants)
     ceilings = {n: t.cap for n, t in tenants.items()}
-    return water_fill(capacity, weights, shares, ceilings)
+    shares = water_fill(capacity, weights, shares, ceilings)
+    lenders = [
+        n for n, t in tenants.items()
+        if wants[n] < min(fair[n], t.cap) and used.get(n, 0.0) >= PROBE_FRACTION * fair[n]
+    ]  # fmt: skip
+    if not lenders:
+        return shares
+    keep = {n: max(fair[n], floors[n]) for n in tenants}
+    return _cut_borrowers(shares, keep, (1 - LENDING_HEADROOM) * capacity)
+
+
+def _cut_borrowers(
+    shares: Mapping[str, float], keep: Mapping[str, float], total: float
+) -> dict[str, float]:
+    """Shares cut back to add up to `total`, taken from what each holds above `keep`
+    (in proportion), never below it."""
+    above = {n: max(0.0, shares[n] - keep[n]) for n in shares}
+    excess = sum(shares.values()) - total
+    lent = sum(above.values())
+    if excess <= 0 or lent <= 0:
+        return dict(shares)
+    kept = 1 - min(excess, lent) / lent
+    return {n: shares[n] - above[n] * (1 - kept) for n in shares}
 
 
 def water_fill(
