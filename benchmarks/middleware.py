@@ -18,7 +18,7 @@ delivers uncontrolled (from the loop device's own counters, `/sys/block/*/stat`)
 - reservations: tc with priority 1 and a reservation of 30 % beside two greedy tenants;
 - overhead: every node's disk bytes with the middleware (work-conserving, all busy)
   against uncontrolled;
-- protection: a reader of ta paced at 20 MB/s, its p99 completion latency beside two
+- protection: a reader of ta paced at 40 % of each disk, its p99 completion latency beside two
   greedy tenants (work-conserving, priorities 80 : 10 : 10) against alone;
 - reaction: a priority change through the coordinator's API, until every node's share
   in force has changed.
@@ -49,13 +49,19 @@ PEER = "no control"
 
 CLUSTER = "ctbmw"
 SUBNET = "10.219.0.0/24"
-DISK_BANDWIDTH = "100MB/s"
+DISK_BANDWIDTH = "50MB/s"
+"""Slow enough that the disks, not the two cores, are the bottleneck: at 100 MB/s per node
+the harness (fio, Gluster, the pacers) kept the CPUs 85-95 % busy, the disks moved 90
+and the shares of the disk were decided by the CPU scheduler as much as by the throttles."""
+PACED_RATE = "10m"
+"""The protected reader's rate per file: 20 MB/s per node, 40 % of a node's disk."""
 TENANTS = ("ta", "tb", "tc")
 DIRECT = {"performance.strict-o-direct": "on", "network.remote-dio": "disable"}
 FILE_MIB = 64
 FILES_PER_NODE = 2
 WINDOW_S = 8
 SETTLE_S = 3
+PROTECTION_WINDOWS = 3
 MB = 1e6
 
 
@@ -101,7 +107,7 @@ class Readers:
 
     def __init__(self, tenant: Tenant, out: Path, seconds: int, rate: str | None = None):
         lines = ["[global]", "rw=read", "bs=1m", "direct=1", "ioengine=psync",
-                 "time_based=1", f"runtime={seconds}"]  # fmt: skip
+                 "time_based=1", f"runtime={seconds}", "group_reporting=1"]  # fmt: skip
         if rate:
             lines.append(f"rate={rate}")
         for k, path in enumerate(tenant.files):
@@ -122,7 +128,8 @@ class Readers:
             self.proc.wait()
 
     def p99_ms(self) -> float | None:
-        """The p99 completion latency over its jobs' reads, from fio's JSON."""
+        """The p99 completion latency over all its jobs' reads (`group_reporting`: one
+        percentile over every request, not the worst of each job's few hundred)."""
         try:
             text = self.out.read_text()
             doc = json.loads(text[text.index("{") :])
@@ -255,13 +262,19 @@ def _share_rows(bench: Bench, policy: str) -> tuple[list[Row], dict[str, float]]
         time.sleep(SETTLE_S)
         measured = _measured(dep.client, bench.seconds)
         disk = _disk_rates(bench.devices, 2)
+        for node, info in sorted(dep.client.status()["nodes"].items()):
+            bench.report.samples.append(Sample(policy, f"effective {node}", "capacity",
+                                               info["effective_bps"] / MB, "MB/s"))  # fmt: skip
     worst = 0.0
-    for tenants in measured.values():
+    for node, tenants in sorted(measured.items()):
         moved = sum(tenants.get(bench.volume(t), 0.0) for t in TENANTS)
         for t, p in priorities.items():
             share = tenants.get(bench.volume(t), 0.0) / moved if moved else 0.0
             target = p / total
             worst = max(worst, abs(share - target) / target)
+            bench.report.samples.append(
+                Sample(policy, f"share {node} {t}", "share of node", 100 * share, "%")
+            )
     rows = [Row(f"shares 4:8:8, {policy}", "worst relative error", "%", 100 * worst,
                 goal="≤ 5 %", passed=worst <= 0.05)]  # fmt: skip
     return rows, disk
@@ -278,14 +291,27 @@ def _others_fraction(client: Any, bench: Bench, uncontrolled: dict[str, float]) 
     return min(fractions)
 
 
-def _has_share(client: Any, bench: Bench, tenant: str, share: float) -> bool:
-    """Whether `tenant` moves at least 95 % of `share` of what each node moves."""
-    for info in client.status()["nodes"].values():
-        moved = sum(v["measured_bps"] for v in info["tenants"].values())
-        mine = info["tenants"].get(bench.volume(tenant), {}).get("measured_bps", 0.0)
-        if not moved or mine / moved < 0.95 * share:
-            return False
-    return True
+class ShareWatch:
+    """A tenant's share of each node over its last two reports (one second): a single
+    half-second report moves by ±5 % with the disk's own noise, as much as the test."""
+
+    def __init__(self, client: Any, volume: str):
+        self.client, self.volume = client, volume
+        self.reports: dict[str, dict[float, tuple[float, float]]] = {}
+
+    def has(self, share: float) -> bool:
+        """Whether the tenant moved at least 95 % of `share` of every node's bytes."""
+        for node, info in self.client.status()["nodes"].items():
+            at = round(time.time() - float(info["last_report_age_s"]), 1)
+            moved = sum(v["measured_bps"] for v in info["tenants"].values())
+            mine = info["tenants"].get(self.volume, {}).get("measured_bps", 0.0)
+            self.reports.setdefault(node, {})[at] = (mine, moved)
+        for reports in self.reports.values():
+            last = [reports[at] for at in sorted(reports)[-2:]]
+            mine, moved = sum(m for m, _ in last), sum(t for _, t in last)
+            if len(last) < 2 or not moved or mine / moved < 0.95 * share:
+                return False
+        return True
 
 
 def _conservation_rows(bench: Bench, uncontrolled: dict[str, float]) -> list[Row]:
@@ -313,10 +339,11 @@ def _conservation_rows(bench: Bench, uncontrolled: dict[str, float]) -> list[Row
             back = Readers(bench.tenants[2], bench.scratch / "wc-back.json", 3 * bench.seconds)
             try:
                 share = priorities["tc"] / sum(priorities.values())
-                regain = _wait(lambda c=client, s=share: _has_share(c, bench, "tc", s), 10)
+                watch = ShareWatch(client, bench.volume("tc"))
+                regain = _wait(lambda w=watch, s=share: w.has(s), 10)
             finally:
                 back.stop()
-            rows.append(Row("tc back: regains its share (95 %)", "seconds", "s", regain,
+            rows.append(Row("tc back: regains its share (95 %, 1 s mean)", "seconds", "s", regain,
                             goal="≤ 2 s", passed=regain is not None and regain <= 2))  # fmt: skip
     return rows
 
@@ -340,17 +367,18 @@ def _reservation_rows(bench: Bench) -> list[Row]:
 
 def _protection_rows(bench: Bench) -> list[Row]:
     settings = {"ta": {"priority": 80}, "tb": {"priority": 10}, "tc": {"priority": 10}}
+    seconds = PROTECTION_WINDOWS * bench.seconds  # a p99 needs thousands of requests
     with bench.middleware("work-conserving", settings):
-        alone = Readers(bench.tenants[0], bench.scratch / "alone.json", bench.seconds, "20m")
+        alone = Readers(bench.tenants[0], bench.scratch / "alone.json", seconds, PACED_RATE)
         alone.proc.wait()
-        with _reading(bench.tenants[1:], bench.scratch, "greedy", 3 * bench.seconds):
+        with _reading(bench.tenants[1:], bench.scratch, "greedy", seconds + 2 * SETTLE_S):
             time.sleep(SETTLE_S)
-            shared = Readers(bench.tenants[0], bench.scratch / "shared.json", bench.seconds, "20m")
+            shared = Readers(bench.tenants[0], bench.scratch / "shared.json", seconds, PACED_RATE)
             shared.proc.wait()
     p_alone, p_shared = alone.p99_ms(), shared.p99_ms()
     ratio = p_shared / p_alone if p_alone and p_shared else None
     return [
-        Row("high-priority reader p99 (20 MB/s), alone", "p99", "ms", p_alone),
+        Row("high-priority reader p99 (40 % of disk), alone", "p99", "ms", p_alone),
         Row("… beside two greedy tenants, work-conserving", "p99", "ms", p_shared),
         Row("p99 beside greedy ÷ alone", "ratio", "×", ratio, goal="≤ 1.5",
             passed=ratio is not None and ratio <= 1.5),

@@ -165,6 +165,39 @@ def test_a_brick_on_another_disk_is_left_alone_and_reported(loop_disk, coordinat
         sleeper.wait()
 
 
+def test_an_idle_tenant_that_reads_again_wakes_the_agent_before_the_interval_ends(
+    loop_disk, coordinator, tmp_path, monkeypatch
+):
+    node, device = loop_disk
+    monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path / "state"))
+    coordinator.client.set_tenant("t", 10)
+    # A brick that is idle until told to read: `exec` keeps its PID (and cgroup) for dd.
+    brick = subprocess.Popen(
+        ["sh", "-c", 'read go; exec dd if="$0" of=/dev/null bs=1M iflag=direct status=none',
+         node], stdin=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    config = AgentConfig("n3", "10.0.0.1", device, CAPACITY, coordinator.client.url, SECRET)
+    agent = NodeAgent(config, coordinator.client,
+                      bricks=lambda host: [BrickProcess(brick.pid, "t", "10.0.0.1", "/b")])  # fmt: skip
+    try:
+        for _ in range(3):  # learn the tenant, make its VNode, measure an idle interval
+            agent.step()
+        assert agent.vnodes and not agent.idle_tenant_moved()
+        assert brick.stdin is not None
+        brick.stdin.write("go\n")
+        brick.stdin.flush()
+        deadline = time.monotonic() + 10
+        while not agent.idle_tenant_moved():
+            assert time.monotonic() < deadline, "the reading tenant was never noticed"
+            time.sleep(0.05)
+        assert agent.step().used_bps["t"] > 0
+        assert not agent.idle_tenant_moved()  # it is no longer idle
+    finally:
+        agent.close()
+        brick.kill()
+        brick.wait()
+
+
 KILLED_AGENT = """
 import os, signal, sys
 from pathlib import Path

@@ -150,8 +150,10 @@ def test_effective_capacity_follows_a_saturated_disk_and_recovers_slowly():
     assert effective_capacity(calibrated, None, 90 * MB, None) == calibrated  # no disk data
     saturated = effective_capacity(calibrated, None, 90 * MB, 1.0)
     assert saturated == pytest.approx(95 * MB)  # halfway to what the busy disk moved
-    grown = effective_capacity(calibrated, 90 * MB, 30 * MB, 0.4)  # idle: no evidence
-    assert grown == pytest.approx(90 * MB * (1 + CAPACITY_RECOVERY))
+    grown = effective_capacity(calibrated, 90 * MB, 30 * MB, 0.45)  # not saturated
+    assert grown == pytest.approx(90 * MB * (1 + CAPACITY_RECOVERY * 0.5))
+    creeping = effective_capacity(calibrated, 90 * MB, 80 * MB, 0.9)  # nearly saturated
+    assert 90 * MB < creeping < grown
     assert effective_capacity(calibrated, 99.9 * MB, 30 * MB, 0.4) == calibrated
     floor = effective_capacity(calibrated, 10 * MB, 1 * MB, 1.0)
     assert floor == pytest.approx(CAPACITY_FLOOR * calibrated)

@@ -9,6 +9,10 @@ Every interval the agent
 3. reports those rates to the coordinator, which answers with the node's shares;
 4. throttles every VNode to its share.
 
+Between intervals it looks every WAKE_CHECK_S at the VNodes of tenants that were idle:
+one that moves again is reported at once (a tenant coming back has its share within a
+tenth of a second of its first I/O plus a round trip, not up to an interval later).
+
 When the coordinator does not answer, the agent keeps the shares it last had
 (fail-static) and goes on measuring; when it answers again, the next report re-syncs.
 On stop it removes every throttle and cgroup it made. While it runs it holds the owner
@@ -39,6 +43,8 @@ from contio.samplers.host import DiskCounters, read_diskstats
 log = logging.getLogger(__name__)
 
 DISKSTATS = Path("/proc/diskstats")
+WAKE_CHECK_S = 0.1
+"""How often, between intervals, the agent looks for an idle tenant that moves again."""
 RETHROTTLE_FRACTION = 0.01
 """A share that moved by less than this fraction is not written again."""
 
@@ -97,6 +103,7 @@ class NodeAgent:
         self._bricks = bricks
         self._clock = clock
         self._last: tuple[float, dict[str, VNodeCounters], DiskCounters | None] | None = None
+        self._last_used: dict[str, float] = {}
         self.disk: DiskReport | None = None
         """What the brick disk did in the last interval (None before the second)."""
         self.workdir = config.workdir or agents_root() / config.node
@@ -114,6 +121,7 @@ class NodeAgent:
         by_volume = self._controlled_bricks()  # one /proc scan per interval
         adopted = self._sync_vnodes(by_volume)
         used = self._measure()
+        self._last_used = used
         try:
             answer = self.client.report(self.config.node, self.config.capacity_bps, used, self.disk)
         except MiddlewareError as exc:  # fail-static: keep the shares in force
@@ -246,9 +254,34 @@ class NodeAgent:
                     self.step()
                 except (OSError, QosError) as exc:
                     log.warning("interval failed, trying again at the next: %s", exc)
-                time.sleep(max(0.0, self.config.interval - (self._clock() - started)))
+                self._wait_for_next_step(started, stop)
         finally:
             self.close()
+
+    def _wait_for_next_step(self, started: float, stop: Callable[[], bool]) -> None:
+        """Sleep until the next interval, or less: a tenant that was idle and moves again
+        is reported at once, so it has its share back without waiting out the interval."""
+        deadline = started + self.config.interval
+        while not stop():
+            left = deadline - self._clock()
+            if left <= 0:
+                return
+            time.sleep(min(WAKE_CHECK_S, left))
+            if self.idle_tenant_moved():
+                return
+
+    def idle_tenant_moved(self) -> bool:
+        """Whether a tenant that moved nothing in the last interval has moved since."""
+        if self._last is None:
+            return False
+        for tenant, rate in self._last_used.items():
+            before = self._last[1].get(tenant)
+            vnode = self.vnodes.get(tenant)
+            if rate != 0.0 or before is None or vnode is None:
+                continue
+            if vnode.counters().total > before.total:
+                return True
+        return False
 
     def close(self) -> None:
         """Remove every throttle and cgroup this agent made; then release its workdir."""

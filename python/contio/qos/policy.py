@@ -57,8 +57,10 @@ SATURATED_UTILIZATION = 0.95
 """A disk busy at least this fraction of an interval moved all it could."""
 CAPACITY_SMOOTHING = 0.5
 """How far the effective capacity moves toward a saturated interval's bytes (EWMA)."""
-CAPACITY_RECOVERY = 0.02
-"""How much the effective capacity grows per unsaturated interval, up to the calibrated."""
+CAPACITY_RECOVERY = 0.2
+"""How fast the effective capacity grows in an unsaturated interval, up to the calibrated:
+by this fraction times how far the disk was from saturated (a disk 5 % short of it: 1 %,
+an idle one: 19 %), so it creeps up near saturation and comes back quickly when idle."""
 CAPACITY_FLOOR = 0.25
 """The effective capacity never falls below this fraction of the calibrated one."""
 
@@ -117,18 +119,18 @@ def effective_capacity(
     """The bandwidth to divide in the next interval, from what the disk did in the last.
 
     Saturated (busy ≥ SATURATED_UTILIZATION of the interval): what it moved is what it can
-    move under this mix, and the estimate moves halfway there. Otherwise it grows by
-    CAPACITY_RECOVERY per interval back toward `calibrated`, so it overshoots the real
-    capacity by at most that much before the next saturated interval pulls it back: the
-    estimate stays within [real, real · (1 + CAPACITY_RECOVERY)] while the disk is busy.
-    Without a utilization (an agent that cannot read it) the calibrated value is used."""
+    move under this mix, and the estimate moves halfway there. Otherwise it grows back
+    toward `calibrated` in proportion to the idle time (CAPACITY_RECOVERY): near
+    saturation by a fraction of a percent, so the overshoot before the next saturated
+    interval pulls it back stays small while the disk is busy. Without a utilization
+    (an agent that cannot read it) the calibrated value is used."""
     if utilization is None:
         return calibrated
     estimate = calibrated if previous is None else min(previous, calibrated)
     if utilization >= SATURATED_UTILIZATION:
         estimate += CAPACITY_SMOOTHING * (moved - estimate)
     else:
-        estimate *= 1 + CAPACITY_RECOVERY
+        estimate *= 1 + CAPACITY_RECOVERY * (SATURATED_UTILIZATION - utilization)
     return min(calibrated, max(CAPACITY_FLOOR * calibrated, estimate))
 
 
