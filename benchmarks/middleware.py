@@ -171,6 +171,11 @@ def _disk_rates(devices: dict[str, str], seconds: float) -> dict[str, float]:
     return {n: (after[n] - before[n]) / elapsed for n in devices}
 
 
+def _reported_at(node_status: dict[str, Any]) -> float:
+    """When a node last reported (wall clock), from its status's `last_report_age_s`."""
+    return time.time() - float(node_status["last_report_age_s"])
+
+
 def _measured(client: Any, seconds: float) -> dict[str, dict[str, float]]:
     """Per node and tenant, the mean of the agents' reports over `seconds`."""
     sums: dict[str, dict[str, list[float]]] = {}
@@ -178,8 +183,7 @@ def _measured(client: Any, seconds: float) -> dict[str, dict[str, float]]:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         for node, info in client.status()["nodes"].items():
-            age = float(info["last_report_age_s"])
-            at = time.time() - age
+            at = _reported_at(info)
             if abs(at - seen.get(node, 0.0)) < 0.3:
                 continue
             seen[node] = at
@@ -302,7 +306,7 @@ class ShareWatch:
     def has(self, share: float) -> bool:
         """Whether the tenant moved at least 95 % of `share` of every node's bytes."""
         for node, info in self.client.status()["nodes"].items():
-            at = round(time.time() - float(info["last_report_age_s"]), 1)
+            at = round(_reported_at(info), 1)
             moved = sum(v["measured_bps"] for v in info["tenants"].values())
             mine = info["tenants"].get(self.volume, {}).get("measured_bps", 0.0)
             self.reports.setdefault(node, {})[at] = (mine, moved)

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from contio.backends.interface import state_root
 from contio.backends.owner_lock import OwnerLock
@@ -38,11 +38,10 @@ from contio.middleware.coordinator import DiskReport
 from contio.middleware.http_api import CoordinatorClient
 from contio.middleware.vnode import VNode, VNodeCounters
 from contio.qos.device import BlockDevice, resolve
-from contio.samplers.host import DiskCounters, read_diskstats
+from contio.samplers.host import PROC, DiskCounters, read_diskstats
 
 log = logging.getLogger(__name__)
 
-DISKSTATS = Path("/proc/diskstats")
 WAKE_CHECK_S = 0.1
 """How often, between intervals, the agent looks for an idle tenant that moves again."""
 RETHROTTLE_FRACTION = 0.01
@@ -75,6 +74,14 @@ class AgentConfig:
             raise QosConfigError("interval", f"must be > 0 and ≤ 1 s, not {self.interval!r}")
 
 
+class _Reading(NamedTuple):
+    """The counters one interval ended with: the next one's rates are measured from it."""
+
+    at: float
+    vnodes: dict[str, VNodeCounters]
+    disk: DiskCounters | None
+
+
 @dataclass
 class StepResult:
     """What one interval did, for logs and tests."""
@@ -102,7 +109,7 @@ class NodeAgent:
         self.reached = False
         self._bricks = bricks
         self._clock = clock
-        self._last: tuple[float, dict[str, VNodeCounters], DiskCounters | None] | None = None
+        self._last: _Reading | None = None
         self._last_used: dict[str, float] = {}
         self.disk: DiskReport | None = None
         """What the brick disk did in the last interval (None before the second)."""
@@ -199,12 +206,12 @@ class NodeAgent:
         now = self._clock()
         counters = {tenant: vnode.counters() for tenant, vnode in self.vnodes.items()}
         disk = self._disk_counters()
-        last, self._last = self._last, (now, counters, disk)
+        last, self._last = self._last, _Reading(now, counters, disk)
         if last is None:
             return {tenant: 0.0 for tenant in counters}
-        seconds = max(now - last[0], 1e-3)
-        previous = last[1]
-        self.disk = _disk_report(last[2], disk, seconds)
+        seconds = max(now - last.at, 1e-3)
+        previous = last.vnodes
+        self.disk = _disk_report(last.disk, disk, seconds)
         return {
             tenant: max(0, c.total - previous[tenant].total) / seconds
             if tenant in previous
@@ -214,7 +221,7 @@ class NodeAgent:
 
     def _disk_counters(self) -> DiskCounters | None:
         try:
-            return read_diskstats(DISKSTATS.read_text()).get(self.config.device.name)
+            return read_diskstats((PROC / "diskstats").read_text()).get(self.config.device.name)
         except OSError:
             return None
 
@@ -275,7 +282,7 @@ class NodeAgent:
         if self._last is None:
             return False
         for tenant, rate in self._last_used.items():
-            before = self._last[1].get(tenant)
+            before = self._last.vnodes.get(tenant)
             vnode = self.vnodes.get(tenant)
             if rate != 0.0 or before is None or vnode is None:
                 continue

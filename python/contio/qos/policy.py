@@ -219,8 +219,8 @@ def _cut_borrowers(
     lent = sum(above.values())
     if excess <= 0 or lent <= 0:
         return dict(shares)
-    kept = 1 - min(excess, lent) / lent
-    return {n: shares[n] - above[n] * (1 - kept) for n in shares}
+    cut = min(excess, lent) / lent  # the fraction of what each holds above `keep`
+    return {n: shares[n] - above[n] * cut for n in shares}
 
 
 def water_fill(
