@@ -104,7 +104,9 @@ def test_agent_moves_bricks_into_vnodes_throttles_by_priority_and_cleans_up(
         assert measured["hi"] > measured["lo"]
         # The disk's own counters go with the report: everything the readers moved, and a
         # disk far from saturated (40 MB/s of a loop device), so the full capacity is divided.
-        assert agent.disk is not None and 0 < agent.disk.utilization < 0.95
+        # (io_ticks advance only at a jiffy with I/O in flight: sub-millisecond requests at
+        # 2 % of the device's bandwidth often read 0 over an interval.)
+        assert agent.disk is not None and 0 <= agent.disk.utilization < 0.95
         assert agent.disk.moved_bps == pytest.approx(sum(measured.values()), rel=0.2)
         assert client.status()["nodes"]["n1"]["effective_bps"] == pytest.approx(CAPACITY)
         status = client.status()["nodes"]["n1"]["tenants"]
