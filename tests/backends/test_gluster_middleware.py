@@ -16,6 +16,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -149,13 +150,30 @@ def _volumes(cluster: str) -> list[str]:
     return [v.text or "" for v in root.iter("volume")]
 
 
-def _held_rates(folder: Path, rows: pd.DataFrame, tenant: str) -> tuple[dict[str, float], int]:
-    """Per node, `tenant`'s bytes over time in the reports where it read (> 0.5 MB/s),
-    after the first such report of each repetition (the throttle's burst), each weighted
-    by the time since the node's previous report; and how many reports counted."""
-    moved: dict[str, float] = {}
-    seconds: dict[str, float] = {}
-    count = 0
+@dataclass
+class _Held:
+    """What one tenant moved on one node while it read, and over how long."""
+
+    moved: float = 0.0
+    seconds: float = 0.0
+    windows: int = 0
+    reports: int = 0
+
+    def budget(self, limit_bps: float, burst: int) -> float:
+        """The most a throttle of `limit_bps` lets through: limit × time, plus a burst
+        per window. The kernel's throttle is a token bucket whose first requests pass at
+        once: three O_DIRECT readers of 1 MiB on a 5 MB/s loop device moved 3.15 MB in
+        their first 50 ms, then 5.01 MB/s. A report that begins just before the readers
+        leaves that burst in the second report (9 MB/s over 0.6 s), which over a 3.6 s
+        phase is 12 % of the limit."""
+        return limit_bps * self.seconds + burst * self.windows
+
+
+def _held(folder: Path, rows: pd.DataFrame, tenant: str) -> dict[str, _Held]:
+    """Per node, `tenant`'s bytes in the reports where it read (> 0.5 MB/s) after the
+    first of each repetition (the throttle's burst as a tenant starts), each report's
+    rate weighted by the time since the node's previous report."""
+    held: dict[str, _Held] = {}
     for raw in rows["raw_json"].unique():
         samples = read_samples(folder, str(Path(raw).parent))
         for node, reports in samples.groupby("node"):
@@ -163,12 +181,18 @@ def _held_rates(folder: Path, rows: pd.DataFrame, tenant: str) -> tuple[dict[str
             lasted = {b: b - a for a, b in itertools.pairwise(times)}
             mine = reports[(reports["tenant"] == tenant) & (reports["measured_bps"] > 0.5 * MB)]
             mine = mine.sort_values("t").iloc[1:]
-            for t, rate in zip(mine["t"], mine["measured_bps"], strict=True):
-                if t in lasted:
-                    moved[node] = moved.get(node, 0.0) + rate * lasted[t]
-                    seconds[node] = seconds.get(node, 0.0) + lasted[t]
-                    count += 1
-    return {node: moved[node] / seconds[node] for node in seconds}, count
+            counted = [
+                (rate, lasted[t])
+                for t, rate in zip(mine["t"], mine["measured_bps"], strict=True)
+                if t in lasted
+            ]
+            if counted:
+                h = held.setdefault(str(node), _Held())
+                h.moved += sum(rate * seconds for rate, seconds in counted)
+                h.seconds += sum(seconds for _, seconds in counted)
+                h.windows += 1
+                h.reports += len(counted)
+    return held
 
 
 def test_the_io_middleware_spec_runs_its_tenants_under_their_shares(
@@ -199,14 +223,17 @@ def test_the_io_middleware_spec_runs_its_tenants_under_their_shares(
     ), limited  # fmt: skip
 
     # Held on every node, by the agents' own counters: the bytes of the reports while the
-    # tenant read there, over their time, within 10 % (a throttle lets the first
-    # requests through in a burst, and an agent woken by a returning tenant reports after
-    # a fraction of an interval: single reports reach 15 MB/s; the first is left out and
+    # tenant read there, within 5 % of the limit over their time plus the throttle's
+    # burst, a request of each reader (an agent woken by a returning tenant reports after
+    # a fraction of an interval, single reports reach 15 MB/s: the first is left out,
     # the others are weighted by their length).
+    readers, request = 3, MIB  # n-to-n's three jobs; paraview's two background readers
     for tenant in ("app", "background"):
-        rates, reports = _held_rates(folder, runs[runs["tenant"] == tenant], tenant)
-        assert reports >= 3, f"{tenant} never read through its VNodes"
-        assert max(rates.values()) <= 1.1 * 5 * MB, rates
+        held = _held(folder, runs[runs["tenant"] == tenant], tenant)
+        assert sum(h.reports for h in held.values()) >= 3, f"{tenant} never read there"
+        over = {n: h for n, h in held.items()
+                if h.moved > h.budget(1.05 * 5 * MB, readers * request)}  # fmt: skip
+        assert not over, over
     unthrottled = runs[(runs["io_controls"] == "none")]["read_mib_per_sec"].sum()
     throttled = runs[runs["tenant"] == "app"].groupby("repetition")["read_mib_per_sec"].sum()
     assert (throttled * MIB <= 3 * 5 * MB * 1.2).all(), throttled
