@@ -224,6 +224,11 @@ def test_a_mixed_cell_of_four_servers_each_on_its_own_data_starts_together(tmp_p
     assert (runs["client_memory_bytes"] > 0).all() and (runs["server_memory_bytes"] > 0).all()
     assert (runs["server_write_bytes_per_sec"] > 0).all()
     assert (runs["cpu_percent"] > 0).all() and (runs["disk_percent"] > 0).any()
+    assert runs["server_major_faults_per_sec"].notna().all()  # the memory-thrashing check's
+    # Loads are sampled too: a load that stalls shows its servers' memory.
+    assert (directory / "load-metrics.jsonl").is_file()
+    loads = index_rows(folder, "SELECT server_memory_bytes FROM phases WHERE phase = 'load'")
+    assert loads and all((row["server_memory_bytes"] or 0) > 0 for row in loads), loads
     assert list(data.iterdir()) == []
     assert_nothing_left(docker_client, experiment_of(folder))
 

@@ -15,6 +15,7 @@ from contio.findings.validity import (
     check_cells,
     cpu_saturated,
     data_in_cache,
+    memory_thrashing,
     order_confounded,
     throttle_fraction,
 )
@@ -90,6 +91,30 @@ def test_an_idle_disk_flags_a_workload_without_read_bytes():
     assert data_in_cache("cell1", busy).passed is True
 
 
+def test_a_server_faulting_its_pages_back_in_measured_memory_pressure():
+    limit = 128.0 * MIB
+    at_limit = frame(
+        row(1, server_major_faults_per_sec=136.0, server_memory_bytes=limit,
+            server_memory_limit_bytes=limit, client_major_faults_per_sec=0.0),
+        row(1, repetition=2, server_major_faults_per_sec=121.0, server_memory_bytes=limit,
+            server_memory_limit_bytes=limit, client_major_faults_per_sec=1.0),
+    )  # fmt: skip
+    check = memory_thrashing("cell1", at_limit)
+    assert check is not None and check.passed is False
+    assert "129 major page faults a second" in check.reason
+    assert "the server at 128.0 of its 128.0 MiB" in check.reason
+    assert check.measured["memory_fraction_of_limit"] == 1.0
+    # Two containers of one repetition add up: 30 + 30 is above the threshold, 30 is not.
+    pair = frame(
+        row(2, server_major_faults_per_sec=30.0),
+        row(2, container=2, server_major_faults_per_sec=30.0),
+    )
+    assert memory_thrashing("cell2", pair).passed is False
+    calm = memory_thrashing("cell3", frame(row(3, server_major_faults_per_sec=30.0)))
+    assert calm is not None and calm.passed is True and "limit" not in calm.reason
+    assert memory_thrashing("cell4", frame(row(4))) is None  # a folder without the samples
+
+
 def _throttled(limit: int) -> str:
     return json.dumps({"limits": {"read_bps": None, "write_bps": limit, "weight": None}})
 
@@ -155,6 +180,7 @@ def test_check_cells_runs_every_check_on_every_cell():
     run_wide = {c.factor: c.passed for c in checks if c.cell_key is None}
     assert set(run_wide) == {"io_controls", "workload"} and run_wide["workload"] is None
     assert "throttle-fraction" not in names  # no cell has a throttle
+    assert "memory-thrashing" not in names  # no cell has major-fault samples
     assert check_cells(pd.DataFrame(), META) == []
 
 

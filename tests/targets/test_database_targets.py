@@ -163,7 +163,10 @@ def test_server_reports_the_minimal_cache_settings(server: Server):
 
 def test_the_memory_limit_is_on_the_container_cgroup(server: Server):
     assert server.container.attrs["HostConfig"]["Memory"] == 1024**3
-    assert ContainerCgroup(server.container.id).memory_limit() == 1024**3
+    cgroup = ContainerCgroup(server.container.id)
+    assert cgroup.memory_limit() == 1024**3
+    reading = cgroup.read()  # what every sample carries, with its major faults so far
+    assert reading.memory_limit_bytes == 1024**3 and reading.major_faults >= 0
 
 
 @pytest.mark.parametrize("server", ["mariadb"], indirect=True)

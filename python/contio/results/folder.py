@@ -97,8 +97,8 @@ class PhaseRecord:
     io_control: str = ""
     """The block I/O controls applied to the container (JSON: mechanism, values,
     device, notes), empty when it ran in no group."""
-    # Means over a run phase of its per-second samples (`contio.samplers.phase`; None
-    # for loads and where nothing was sampled). Host: the same for every container.
+    # Means over a phase of its per-second samples (`contio.samplers.phase`; None where
+    # nothing was sampled). Host: the same for every container.
     cpu_percent: float | None = None
     """Host CPU utilization, % of all cores."""
     disk_percent: float | None = None
@@ -113,11 +113,17 @@ class PhaseRecord:
     client_memory_bytes: float | None = None
     client_read_bytes_per_sec: float | None = None
     client_write_bytes_per_sec: float | None = None
+    client_memory_limit_bytes: float | None = None
+    """Its container's memory limit; None without one."""
+    client_major_faults_per_sec: float | None = None
+    """Page faults that read from disk: a process thrashing at its memory limit."""
     server_cpu_percent: float | None = None
     """This container's database server (docker), as for the client."""
     server_memory_bytes: float | None = None
     server_read_bytes_per_sec: float | None = None
     server_write_bytes_per_sec: float | None = None
+    server_memory_limit_bytes: float | None = None
+    server_major_faults_per_sec: float | None = None
     disk_device: str = ""
     """The disk of `disk_percent` (`vda`), `busiest` when no disk holds the data."""
     tpmc: float | None = None

@@ -64,7 +64,7 @@ CREATE TABLE IF NOT EXISTS phases (
     read_mib_per_sec REAL,
     written_mib_per_sec REAL,
     io_control TEXT NOT NULL DEFAULT '',  -- JSON of the block I/O controls applied
-    -- run phases: means of the per-second samples (contio.samplers.phase); NULL for loads
+    -- means of the phase's per-second samples (contio.samplers.phase)
     cpu_percent REAL,
     disk_percent REAL,
     disk_read_bytes_per_sec REAL,
@@ -79,6 +79,10 @@ CREATE TABLE IF NOT EXISTS phases (
     server_memory_bytes REAL,
     server_read_bytes_per_sec REAL,
     server_write_bytes_per_sec REAL,
+    client_memory_limit_bytes REAL,
+    client_major_faults_per_sec REAL,
+    server_memory_limit_bytes REAL,
+    server_major_faults_per_sec REAL,
     disk_device TEXT NOT NULL DEFAULT '',
     tpmc REAL                  -- tpcc run phases only: New-Orders per minute (tpmC)
 );

@@ -593,13 +593,13 @@ class Runner:
         barrier = executor.barrier and phase == "run"
         containers = phase_containers(context, loaded, executor)
         go_file = containers[0].json.parent / f"{phase}.go" if barrier else None
-        metrics = containers[0].json.parent / f"{phase}-metrics.jsonl" if phase == "run" else None
+        metrics = containers[0].json.parent / f"{phase}-metrics.jsonl"
         io = self._io_for(cell)
         middleware = io if isinstance(io, MiddlewareIoController) else None
         if middleware is not None:
             # Loads lay out data unthrottled; a run starts with its level's shares in force.
             middleware.use(self.spec.controls_for(cell.level) if phase == "run" else None)
-            if metrics is not None:
+            if phase == "run":
                 middleware.sample_to(metrics.parent)
         faults = self._faults(cell) if phase == "run" else None
         try:

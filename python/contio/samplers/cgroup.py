@@ -40,6 +40,12 @@ class CgroupReading:
     """Storage I/O the container's processes caused (`/proc/PID/io` read_bytes and
     write_bytes, summed): counted whatever the device, even where the per-device blkio
     counters stay at zero (see `ContainerCgroup.read`)."""
+    major_faults: int = 0
+    """Page faults that had to read from disk (`pgmajfault`). A process kept at its memory
+    limit evicts its own code and mapped pages and faults them back in: a steady rate of
+    these says the cell measured memory pressure, not the storage under test."""
+    memory_limit_bytes: int | None = None
+    """The cgroup's memory limit; None without one (and for processes)."""
 
 
 class ContainerGone(Exception):
@@ -98,6 +104,9 @@ class ContainerCgroup:
                 task_write_bytes=task_write,
                 cpu_ns=int(self._text("cpuacct", "cpuacct.usage")),
                 memory_bytes=int(self._text("memory", "memory.usage_in_bytes")),
+                # total_: the container's cgroup and any below it, as usage_in_bytes.
+                major_faults=_keyed(self._text("memory", "memory.stat")).get("total_pgmajfault", 0),
+                memory_limit_bytes=self.memory_limit(),
                 io=parse_v1_io(
                     self._text("blkio", "blkio.throttle.io_service_bytes"),
                     self._text("blkio", "blkio.throttle.io_serviced"),
@@ -109,6 +118,8 @@ class ContainerCgroup:
             task_write_bytes=task_write,
             cpu_ns=usage_usec * 1000,
             memory_bytes=int(self._text("", "memory.current")),
+            major_faults=_keyed(self._text("", "memory.stat")).get("pgmajfault", 0),
+            memory_limit_bytes=self.memory_limit(),
             io=parse_v2_io(self._text("", "io.stat")),
         )
 

@@ -16,7 +16,9 @@ Per container k, from source `client-c<k>` (its engine) and `server-c<k>` (its d
 server, docker only): `client_cpu_percent` (100 = one core), `client_memory_bytes`
 (cgroup memory with page cache for containers, resident set for processes),
 `client_read_bytes_per_sec` / `client_write_bytes_per_sec` (storage bytes its processes
-caused, /proc/PID/io), and the same four for `server_`.
+caused, /proc/PID/io), `client_memory_limit_bytes` (its container's memory limit, None
+without one), `client_major_faults_per_sec` (page faults that read from disk), and the
+same six for `server_`.
 """
 
 from __future__ import annotations
@@ -40,7 +42,14 @@ HOST_COLUMNS = (
     "net_rx_bytes_per_sec",
     "net_tx_bytes_per_sec",
 )
-PROCESS_COLUMNS = ("cpu_percent", "memory_bytes", "read_bytes_per_sec", "write_bytes_per_sec")
+PROCESS_COLUMNS = (
+    "cpu_percent",
+    "memory_bytes",
+    "read_bytes_per_sec",
+    "write_bytes_per_sec",
+    "memory_limit_bytes",
+    "major_faults_per_sec",
+)
 ROLES = ("client", "server")
 COLUMNS = (*HOST_COLUMNS, *(f"{r}_{c}" for r in ROLES for c in PROCESS_COLUMNS))
 """Every numeric column a run row may carry (NULL when nothing was sampled)."""
@@ -127,13 +136,16 @@ def _host_columns(samples: list[tuple[float, dict[str, Any]]], disk: str | None)
 
 def _process_columns(role: str, samples: list[tuple[float, dict[str, Any]]]) -> dict:
     def mean(key: str) -> float | None:
-        return _weighted_mean([(w, float(s[key])) for w, s in samples])
+        return _weighted_mean([(w, float(s[key])) for w, s in samples if s.get(key) is not None])
 
+    limits = [s["memory_limit_bytes"] for _, s in samples if s.get("memory_limit_bytes")]
     return {
         f"{role}_cpu_percent": mean("cpu_percent"),
         f"{role}_memory_bytes": mean("memory_bytes"),
         f"{role}_read_bytes_per_sec": mean("task_read_bytes_per_s"),
         f"{role}_write_bytes_per_sec": mean("task_write_bytes_per_s"),
+        f"{role}_memory_limit_bytes": float(min(limits)) if limits else None,
+        f"{role}_major_faults_per_sec": mean("major_faults_per_s"),
     }
 
 

@@ -1,7 +1,7 @@
 """One local process's resource counters from /proc, for containers of the `process`
 runtime (an engine child process, with all its threads): CPU time (`stat` utime +
-stime), resident memory (`status` VmRSS) and the storage bytes it caused (`io`
-read_bytes / write_bytes). Read as a `CgroupReading` so the sampler treats processes
+stime), major page faults (`stat` majflt), resident memory (`status` VmRSS) and the
+storage bytes it caused (`io` read_bytes / write_bytes). Read as a `CgroupReading` so the sampler treats processes
 and Docker containers alike; there are no per-device block I/O counters.
 """
 
@@ -35,7 +35,7 @@ class ProcessCounters:
         fields = stat[stat.rindex(")") + 2 :].split()
         if fields[0] == "Z":
             raise ContainerGone(f"process {self.pid} exited")
-        utime, stime = int(fields[11]), int(fields[12])
+        majflt, utime, stime = int(fields[9]), int(fields[11]), int(fields[12])
         rss_kib = 0
         for line in self._text("status").splitlines():
             if line.startswith("VmRSS:"):
@@ -50,6 +50,7 @@ class ProcessCounters:
         return CgroupReading(
             cpu_ns=(utime + stime) * 1_000_000_000 // _TICKS_PER_SECOND,
             memory_bytes=rss_kib * 1024,
+            major_faults=majflt,
             task_read_bytes=io.get("read_bytes", 0),
             task_write_bytes=io.get("write_bytes", 0),
         )

@@ -3,7 +3,7 @@ turns the counters into per-second rates, written as JSON lines as they come.
 
 Each line is one sample: `{"t": seconds since start, "source": "host" | container
 name, ...}`. Container lines: `cpu_percent` (100 = one core), `memory_bytes`,
-`io` (per device `major:minor`: read/write bytes/s and ops/s from blkio),
+`memory_limit_bytes` (None without a limit), `major_faults_per_s`, `io` (per device `major:minor`: read/write bytes/s and ops/s from blkio),
 `task_read_bytes_per_s` / `task_write_bytes_per_s` (from /proc/PID/io). Host lines:
 `cpu_percent` (of all cores), `disks` (per device: `util_percent` from io_ticks,
 read/write bytes/s, ops/s), `net` (per interface: rx/tx bytes/s). A container whose
@@ -67,6 +67,8 @@ def _container_sample(
         "source": name,
         "cpu_percent": 100.0 * (now.cpu_ns - before.cpu_ns) / 1e9 / seconds,
         "memory_bytes": now.memory_bytes,
+        "memory_limit_bytes": now.memory_limit_bytes,
+        "major_faults_per_s": (now.major_faults - before.major_faults) / seconds,
         "io": io,
         "task_read_bytes_per_s": (now.task_read_bytes - before.task_read_bytes) / seconds,
         "task_write_bytes_per_s": (now.task_write_bytes - before.task_write_bytes) / seconds,
