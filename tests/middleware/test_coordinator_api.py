@@ -5,6 +5,7 @@ and bad input named by field."""
 from __future__ import annotations
 
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -122,6 +123,7 @@ def test_a_restart_keeps_tenants_policy_and_the_shares_in_force(serve):
     client = serve()
     client.set_policy("static")
     client.set_tenant("a", 10, reservation="5MB/s", limit="60MB/s")
+    client.set_tenant("b", 10, limit="300iops")
     client.report("n", 100 * MB, {"a": 10 * MB})
     serve.stop()
     client = serve()
@@ -131,8 +133,27 @@ def test_a_restart_keeps_tenants_policy_and_the_shares_in_force(serve):
         "priority": 10,
         "reservation_bps": 5 * MB,
         "limit_bps": 60 * MB,
+        "reservation_iops": 0,
+        "limit_iops": None,
     }
+    assert status["tenants"]["b"]["limit_iops"] == 300
     assert status["nodes"]["n"]["tenants"]["a"]["target_bps"] == pytest.approx(60 * MB)
+
+
+def test_a_coordinator_file_from_before_iops_bounds_opens_with_them_unset(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE tenants (name TEXT PRIMARY KEY, priority INTEGER NOT NULL,"
+            " reservation REAL NOT NULL DEFAULT 0, rate_limit REAL)"
+        )
+        db.execute("INSERT INTO tenants VALUES ('a', 10, 5e6, NULL)")
+    store = Store(path)
+    try:
+        [tenant] = store.tenants().values()
+        assert (tenant.reservation, tenant.reservation_iops, tenant.limit_iops) == (5e6, 0, None)
+    finally:
+        store.close()
 
 
 def test_a_node_that_stops_reporting_is_stale_and_no_longer_makes_its_tenants_active(serve, clock):
@@ -150,6 +171,29 @@ def test_a_node_that_stops_reporting_is_stale_and_no_longer_makes_its_tenants_ac
     assert nodes["dead"]["stale"] and not nodes["live"]["stale"]
 
 
+def test_iops_bounds_are_priced_at_each_tenants_measured_bytes_per_io(serve):
+    client = serve()
+    client.set_tenant("db", 50, reservation="1000iops")
+    client.set_tenant("scan", 50, limit="200iops")
+    client.set_tenant("plain", 50)
+    before = client.report("n", 100 * MB, {})
+    # Not measured yet: the reservation at 4 KiB per I/O; the limit is the kernel's alone.
+    assert before["limits_iops"] == {"scan": 200}
+    # db reads 16 KiB requests, scan 1 MiB ones: 1000 × 16 KiB reserved, 200 MiB/s the cap.
+    busy = {"db": 16 * MB, "scan": 90 * MB, "plain": 60 * MB}
+    ios = {"db": 16 * MB / 16384, "scan": 90 * MB / 2**20, "plain": 60 * MB / 65536}
+    shares = client.report("n", 100 * MB, busy, used_iops=ios)["shares_bps"]
+    assert shares["db"] >= 1000 * 16384
+    status = client.status()
+    assert status["nodes"]["n"]["tenants"]["scan"]["io_bytes"] == pytest.approx(2**20)
+    assert status["tenants"]["db"]["reservation_iops"] == 1000
+    # 20 iops of 1 MiB caps scan below its fair third.
+    client.set_tenant("scan", 50, limit="20iops")
+    capped = client.report("n", 100 * MB, busy, used_iops=ios)
+    assert capped["shares_bps"]["scan"] == pytest.approx(20 * 2**20)
+    assert capped["limits_iops"] == {"scan": 20}
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -162,6 +206,10 @@ def test_a_node_that_stops_reporting_is_stale_and_no_longer_makes_its_tenants_ac
          r"tenants\.b\.reservation: \(1\.5e\+08\) is above the node's capacity"),
         (lambda c: c.report("n", "lots", {}), r"capacity_bps: must be a number"),
         (lambda c: c.report("n", 1e8, {}, DiskReport(1.5)), r"disk\.utilization: must be 0–1"),
+        (lambda c: c.set_tenant("t", 5, reservation="900iops", limit="500iops"),
+         r"tenants\.t\.limit: \(500 iops\) is below the reservation \(900 iops\)"),
+        (lambda c: c.report("n", 1e8, {}, used_iops={"a": "many"}),
+         r"used_iops\.a: must be a number"),
     ],
 )  # fmt: skip
 def test_bad_input_is_refused_naming_the_field_and_nothing_changes(serve, call, message):

@@ -11,8 +11,10 @@ from contio.qos.policy import (
     CAPACITY_RECOVERY,
     LENDING_HEADROOM,
     PROBE_FRACTION,
+    UNKNOWN_IO_BYTES,
     TenantShare,
     effective_capacity,
+    in_bytes,
     static_shares,
     water_fill,
     work_conserving_shares,
@@ -189,3 +191,40 @@ def test_shares_of_the_effective_capacity_are_the_shares_asked_for(track):
         assert all(f == pytest.approx(0.20, rel=0.03) for f in settled)
     else:
         assert all(f > 0.21 for f in settled)
+
+
+def test_iops_bounds_fold_into_bytes_at_the_measured_request_size():
+    tenants = {
+        "db": TenantShare("db", 50, reservation=1 * MB, reservation_iops=500),
+        "scan": TenantShare("scan", 50, limit=80 * MB, limit_iops=40),
+        "new": TenantShare("new", 50, reservation_iops=100, limit_iops=100),
+    }
+    folded = in_bytes(100 * MB, tenants, {"db": 8192, "scan": 2**20})
+    assert folded["db"].reservation == 500 * 8192  # the tighter of 1 MB/s and 500 × 8 KiB
+    assert folded["scan"].limit == 40 * 2**20  # below its 80 MB/s
+    # Not measured here yet: its reservation at the smallest request, no bytes limit
+    # (the kernel's IOPS throttle holds it).
+    assert folded["new"].reservation == 100 * UNKNOWN_IO_BYTES and folded["new"].limit is None
+    assert all(t.reservation_iops == 0 and t.limit_iops is None for t in folded.values())
+
+
+def test_iops_reservations_folded_past_the_capacity_share_what_bytes_leave():
+    tenants = {
+        "a": TenantShare("a", 10, reservation=20 * MB),
+        "b": TenantShare("b", 10, reservation_iops=1000),
+        "c": TenantShare("c", 10, reservation_iops=1000),
+    }
+    # 1000 × 1 MiB each would be 2 GB/s of a 100 MB/s node: a keeps its 20, b and c
+    # share the 80 left in proportion to what they asked for (1 MiB : 64 KiB).
+    folded = in_bytes(100 * MB, tenants, {"b": 2**20, "c": 65536})
+    assert folded["a"].reservation == 20 * MB
+    assert folded["b"].reservation + folded["c"].reservation == pytest.approx(80 * MB)
+    assert folded["b"].reservation / folded["c"].reservation == pytest.approx(16)
+    # The folded tenants are what the policy divides: reservations first.
+    shares = work_conserving_shares(100 * MB, folded, {}, {"a": 0.0, "b": 0.0, "c": 0.0})
+    assert shares["b"] >= folded["b"].reservation
+
+
+def test_an_iops_limit_below_the_iops_reservation_is_refused():
+    with pytest.raises(QosConfigError, match=r"tenants\.t\.limit: \(10 iops\) is below"):
+        TenantShare("t", 5, reservation_iops=20, limit_iops=10)

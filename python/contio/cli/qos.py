@@ -86,13 +86,15 @@ def _status_table(state: dict[str, Any]) -> Table:
 @CLUSTER
 @click.argument("tenant")
 @click.option("--priority", type=int, required=True, help="1–100 (100 is the highest).")
-@click.option("--reservation", help='Minimum per node, e.g. "20MB/s" (never lent).')
-@click.option("--limit", help='Maximum per node, e.g. "80MB/s".')
+@click.option("--reservation", help='Minimum per node, e.g. "20MB/s" or "500iops" (never lent).')
+@click.option("--limit", help='Maximum per node, e.g. "80MB/s" or "2000iops".')
 def set_tenant(cluster: str, tenant: str, priority: int, reservation: str | None,
                limit: str | None) -> None:  # fmt: skip
     """Add a tenant or change its priority, reservation or limit."""
     middleware.Deployment.load(cluster).client.set_tenant(tenant, priority, reservation, limit)
-    click.echo(f"tenant {tenant}: priority {priority}")
+    bounds = [f"{word} {value}" for word, value in (("reservation", reservation),
+                                                     ("limit", limit)) if value]  # fmt: skip
+    click.echo(f"tenant {tenant}: priority {priority}" + "".join(f", {b}" for b in bounds))
 
 
 @qos.command()

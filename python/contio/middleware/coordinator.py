@@ -20,12 +20,13 @@ from typing import Any, cast
 
 from contio.errors import QosConfigError
 from contio.middleware.store import Store
-from contio.qos.limits import parse_rate
+from contio.qos.limits import counts_ios, parse_rate
 from contio.qos.policy import (
     POLICIES,
     TenantShare,
     check_reservations,
     effective_capacity,
+    in_bytes,
     static_shares,
     work_conserving_shares,
 )
@@ -61,6 +62,9 @@ class Coordinator:
         self._effective: dict[str, float] = {}
         """Each node's effective capacity (`effective_capacity`); a restart starts again
         from the calibrated value, which the next saturated interval corrects."""
+        self._io_bytes: dict[str, dict[str, float]] = {}
+        """Per node and tenant, bytes per I/O in the last interval it moved any: what
+        its IOPS bounds are worth in bytes/s there (`in_bytes`)."""
 
     # Configuration: validated before anything is stored, errors name the field.
 
@@ -71,14 +75,19 @@ class Coordinator:
         reservation: object = None,
         limit: object = None,
     ) -> TenantShare:
-        """Add or change a tenant. Reservation and limit are rates ("20MB/s") per node."""
+        """Add or change a tenant. Reservation and limit are rates per node, in bytes
+        ("20MB/s") or I/O ("500iops") per second."""
         if not name or not name.replace("-", "").replace("_", "").isalnum():
             raise QosConfigError("tenant", f"must be letters, digits, - and _, not {name!r}")
+        reserved, reserved_iops = _bound(f"{name}.reservation", reservation)
+        limit_bps, limit_iops = _bound(f"{name}.limit", limit)
         tenant = TenantShare(
             name,
             cast(int, priority),  # checked there, naming the field
-            0.0 if reservation is None else float(parse_rate(f"{name}.reservation", reservation)),
-            None if limit is None else float(parse_rate(f"{name}.limit", limit)),
+            reserved or 0.0,
+            limit_bps,
+            reserved_iops or 0.0,
+            limit_iops,
         )
         tenants = {**self.store.tenants(), name: tenant}
         for node in self.store.nodes().values():
@@ -117,18 +126,22 @@ class Coordinator:
         capacity: float,
         used: Mapping[str, float],
         disk: DiskReport | None = None,
+        used_iops: Mapping[str, float] | None = None,
     ) -> dict[str, float]:
-        """Take a node's measured bytes/s per tenant; return its shares for the next interval.
+        """Take a node's measured bytes/s (and I/O/s) per tenant; return its shares, in
+        bytes/s, for the next interval.
 
         `capacity` is the node's calibrated bandwidth; with `disk` (what the whole disk
         moved and how busy it was) the shares divide the effective capacity instead.
         Tenants the node does not know yet count as idle there."""
         if not capacity > 0 or math.isinf(capacity):
             raise QosConfigError("capacity", f"must be a positive number, not {capacity!r}")
-        tenants = self.store.tenants()
         now = self._clock()
         used = {name: max(0.0, float(rate)) for name, rate in used.items()}
+        self._learn_io_sizes(node, used, used_iops or {})
+        tenants = self.store.tenants()
         divided = self._divided_capacity(node, capacity, used, disk, tenants)
+        tenants = in_bytes(divided, tenants, self._io_bytes.get(node, {})) if tenants else {}
         shares: dict[str, float] = {}
         if tenants:
             used = {name: used.get(name, 0.0) for name in tenants}
@@ -140,6 +153,18 @@ class Coordinator:
                 shares = work_conserving_shares(divided, tenants, held, used)
         self.store.record_report(node, capacity, dict(used), shares, now)
         return shares
+
+    def iops_limits(self) -> dict[str, float]:
+        """The tenants' IOPS limits, which the agents write into the kernel's throttle."""
+        return {n: t.limit_iops for n, t in self.store.tenants().items() if t.limit_iops}
+
+    def _learn_io_sizes(
+        self, node: str, used: Mapping[str, float], ios: Mapping[str, float]
+    ) -> None:
+        sizes = self._io_bytes.setdefault(node, {})
+        for tenant, rate in ios.items():
+            if rate > 0 and used.get(tenant, 0.0) > 0:
+                sizes[tenant] = used[tenant] / float(rate)
 
     def _divided_capacity(
         self,
@@ -188,6 +213,7 @@ class Coordinator:
                     "target_bps": shares.get(name, {}).get(tenant),
                     "measured_bps": measured.get(tenant, 0.0),
                     "share_of_node": measured.get(tenant, 0.0) / record.capacity,
+                    "io_bytes": self._io_bytes.get(name, {}).get(tenant),
                 }
                 for tenant in tenants
             }
@@ -206,8 +232,18 @@ class Coordinator:
                     "priority": t.priority,
                     "reservation_bps": t.reservation,
                     "limit_bps": t.limit,
+                    "reservation_iops": t.reservation_iops,
+                    "limit_iops": t.limit_iops,
                 }
                 for name, t in tenants.items()
             },
             "nodes": nodes,
         }
+
+
+def _bound(field: str, value: object) -> tuple[float | None, float | None]:
+    """A reservation or limit as (bytes/s, None) or (None, I/O/s); (None, None) unset."""
+    if value is None:
+        return None, None
+    rate = float(parse_rate(field, value))
+    return (None, rate) if counts_ios(value) else (rate, None)

@@ -3,10 +3,10 @@
 | method and path | body | answer |
 |---|---|---|
 | GET /v1/status | | `Coordinator.status()` |
-| PUT /v1/tenants/NAME | {"priority", "reservation"?, "limit"?} | the tenant |
+| PUT /v1/tenants/NAME | {"priority", "reservation"?, "limit"?} (rates: "20MB/s", "500iops") | the tenant |
 | DELETE /v1/tenants/NAME | | {} |
 | PUT /v1/policy | {"policy"} | {"policy"} |
-| POST /v1/nodes/NAME/report | {"capacity_bps", "used_bps": {tenant: bytes/s}, "disk"?: {"utilization", "moved_bps"}} | {"shares_bps", "policy", "interval_s"} |
+| POST /v1/nodes/NAME/report | {"capacity_bps", "used_bps": {tenant: bytes/s}, "used_iops"?: {tenant: I/O/s}, "disk"?: {"utilization", "moved_bps"}} | {"shares_bps", "limits_iops", "policy", "interval_s"} |
 | GET /v1/moves?since=T | | [{"at", "node", "tenant", "old_bps", "new_bps"}] |
 
 Every request is signed (`contio.middleware.auth`); 401 otherwise. Bad input is a 400
@@ -122,7 +122,9 @@ class _Handler(BaseHTTPRequestHandler):
                     name, data.get("priority"), data.get("reservation"), data.get("limit")
                 )  # the priority's type is checked by TenantShare, naming the field
                 return {"name": tenant.name, "priority": tenant.priority,
-                        "reservation_bps": tenant.reservation, "limit_bps": tenant.limit}  # fmt: skip
+                        "reservation_bps": tenant.reservation, "limit_bps": tenant.limit,
+                        "reservation_iops": tenant.reservation_iops,
+                        "limit_iops": tenant.limit_iops}  # fmt: skip
             case "DELETE", ["tenants", name]:
                 coordinator.remove_tenant(name)
                 return {}
@@ -130,14 +132,13 @@ class _Handler(BaseHTTPRequestHandler):
                 coordinator.set_policy(data.get("policy"))
                 return {"policy": coordinator.policy}
             case "POST", ["nodes", node, "report"]:
-                used = data.get("used_bps") or {}
-                if not isinstance(used, dict):
-                    raise QosConfigError("used_bps", "must be an object of tenant: bytes/s")
+                used = _rates(data, "used_bps", "bytes/s")
+                ios = _rates(data, "used_iops", "I/O/s")
                 shares = coordinator.report(
-                    node, _number(data, "capacity_bps"), used, _disk(data.get("disk"))
+                    node, _number(data, "capacity_bps"), used, _disk(data.get("disk")), ios
                 )
-                return {"shares_bps": shares, "policy": coordinator.policy,
-                        "interval_s": coordinator.interval}  # fmt: skip
+                return {"shares_bps": shares, "limits_iops": coordinator.iops_limits(),
+                        "policy": coordinator.policy, "interval_s": coordinator.interval}  # fmt: skip
         raise _BadRequest(
             HTTPStatus.NOT_FOUND, {"error": "path", "message": f"no {method} {url.path}"}
         )
@@ -153,6 +154,16 @@ def _json(body: bytes) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise QosConfigError("body", "must be a JSON object")
     return data
+
+
+def _rates(data: dict[str, Any], field: str, unit: str) -> dict[str, float]:
+    rates = data.get(field) or {}
+    if not isinstance(rates, dict):
+        raise QosConfigError(field, f"must be an object of tenant: {unit}")
+    for tenant, rate in rates.items():
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)):
+            raise QosConfigError(f"{field}.{tenant}", f"must be a number, not {rate!r}")
+    return {str(tenant): float(rate) for tenant, rate in rates.items()}
 
 
 def _disk(data: object) -> DiskReport | None:
@@ -203,8 +214,11 @@ class CoordinatorClient:
         capacity_bps: float,
         used_bps: dict[str, float],
         disk: DiskReport | None = None,
+        used_iops: dict[str, float] | None = None,
     ) -> dict[str, Any]:
         body: dict[str, Any] = {"capacity_bps": capacity_bps, "used_bps": used_bps}
+        if used_iops is not None:
+            body["used_iops"] = used_iops
         if disk is not None:
             body["disk"] = {"utilization": disk.utilization, "moved_bps": disk.moved_bps}
         return self._call("POST", f"/v1/nodes/{node}/report", body)

@@ -24,7 +24,8 @@ MOVE_FRACTION = 0.05
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tenants (
     name TEXT PRIMARY KEY, priority INTEGER NOT NULL,
-    reservation REAL NOT NULL DEFAULT 0, rate_limit REAL);
+    reservation REAL NOT NULL DEFAULT 0, rate_limit REAL,
+    reservation_iops REAL NOT NULL DEFAULT 0, limit_iops REAL);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS nodes (
     name TEXT PRIMARY KEY, capacity REAL NOT NULL, last_report REAL NOT NULL);
@@ -38,6 +39,9 @@ CREATE TABLE IF NOT EXISTS share_moves (
     at REAL NOT NULL, node TEXT NOT NULL, tenant TEXT NOT NULL,
     old_bps REAL, new_bps REAL NOT NULL);
 """
+
+
+_LATER_TENANT_COLUMNS = {"reservation_iops": "REAL NOT NULL DEFAULT 0", "limit_iops": "REAL"}
 
 
 @dataclass(frozen=True)
@@ -58,9 +62,17 @@ class Store:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self._db.executescript(_SCHEMA)
+        self._add_later_columns()
 
     def close(self) -> None:
         self._db.close()
+
+    def _add_later_columns(self) -> None:
+        """A coordinator's file from before IOPS bounds gets their columns (unset)."""
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(tenants)")}
+        for column, declaration in _LATER_TENANT_COLUMNS.items():
+            if column not in have:
+                self._db.execute(f"ALTER TABLE tenants ADD COLUMN {column} {declaration}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -71,16 +83,24 @@ class Store:
     def tenants(self) -> dict[str, TenantShare]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT name, priority, reservation, rate_limit FROM tenants ORDER BY name"
+                "SELECT name, priority, reservation, rate_limit, reservation_iops, limit_iops"
+                " FROM tenants ORDER BY name"
             ).fetchall()
-        return {name: TenantShare(name, priority, reservation, limit)
-                for name, priority, reservation, limit in rows}  # fmt: skip
+        return {row[0]: TenantShare(*row) for row in rows}
 
     def put_tenant(self, tenant: TenantShare) -> None:
         with self.transaction() as db:
             db.execute(
-                "INSERT OR REPLACE INTO tenants VALUES (?, ?, ?, ?)",
-                (tenant.name, tenant.priority, tenant.reservation, tenant.limit),
+                "INSERT OR REPLACE INTO tenants (name, priority, reservation, rate_limit,"
+                " reservation_iops, limit_iops) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    tenant.name,
+                    tenant.priority,
+                    tenant.reservation,
+                    tenant.limit,
+                    tenant.reservation_iops,
+                    tenant.limit_iops,
+                ),
             )
 
     def remove_tenant(self, name: str) -> bool:

@@ -5,7 +5,8 @@ into it (again after a brick restarts with a new PID), throttles it on the brick
 to the share the coordinator decided, and reads the bytes it moved from the cgroup's own
 counters (`blkio.throttle.io_service_bytes`, or `io.stat` on cgroup v2).
 
-The share is applied as a bytes/s limit on reads and on writes alike: a tenant that both
+The share is applied as a bytes/s limit on reads and on writes alike (and a tenant's
+IOPS limit as an I/O/s one): a tenant that both
 reads and writes may move up to its share in each direction (paper 004's tenants read or
 write, not both). Writes are only controlled when they reach the disk in the brick's
 own context: bricks must write with O_DIRECT (docs/middleware.md).
@@ -33,10 +34,11 @@ what a killed agent left by this prefix."""
 
 @dataclass
 class VNodeCounters:
-    """Cumulative bytes the tenant's bricks moved on the brick disk."""
+    """Cumulative bytes and I/Os the tenant's bricks moved on the brick disk."""
 
     read_bytes: int
     write_bytes: int
+    ios: int = 0
 
     @property
     def total(self) -> int:
@@ -50,6 +52,7 @@ class VNode:
         self.group = group
         self.device = device
         self.share_bps: float | None = None
+        self.iops: float | None = None
         self._record: controls.AppliedControls | None = None
 
     @classmethod
@@ -81,15 +84,18 @@ class VNode:
         device = io.get(self.device.number)
         if device is None:
             return VNodeCounters(0, 0)
-        return VNodeCounters(device.read_bytes, device.write_bytes)
+        ios = device.read_ops + device.write_ops
+        return VNodeCounters(device.read_bytes, device.write_bytes, ios)
 
-    def throttle(self, share_bps: float) -> None:
-        """Limit reads and writes on the brick disk to `share_bps` each."""
+    def throttle(self, share_bps: float, iops: float | None = None) -> None:
+        """Limit reads and writes on the brick disk to `share_bps` each, and to `iops`
+        I/O per second each when the tenant has an IOPS limit."""
         rate = max(1, int(share_bps))
-        self._record = controls.apply(
-            self.group.cgroup, self.device, IoLimits(read_bps=rate, write_bps=rate)
-        )
+        ios = None if iops is None else max(1, int(iops))
+        limits = IoLimits(read_bps=rate, write_bps=rate, read_iops=ios, write_iops=ios)
+        self._record = controls.apply(self.group.cgroup, self.device, limits)
         self.share_bps = share_bps
+        self.iops = iops
 
     def settings(self) -> dict[str, object] | None:
         """What is in force, for results: the control record (mechanism, values, notes)."""

@@ -42,6 +42,12 @@ def parse_rate(field: str, value: object) -> int:
     return int(number)
 
 
+def counts_ios(value: object) -> bool:
+    """Whether a rate string counts I/Os ("500iops", "2k io/s") rather than bytes."""
+    match = _RATE.match(value) if isinstance(value, str) else None
+    return match is not None and (match[3] or "").lower() in ("iops", "io")
+
+
 @dataclass(frozen=True)
 class IoLimits:
     """Limits and weight for one cgroup on one device; None leaves a control unset."""

@@ -24,8 +24,13 @@ A calibration reads the raw disk; through a file system the same disk moves less
 shares of a capacity the disk cannot deliver are not the shares asked for (the
 throttles add up to more than the disk, and the disk, not the priorities, divides it).
 
-The functions are pure: one dimension (bytes/s or I/O/s) at a time, no I/O, so the
-control law can be tested and documented on its own (docs/qos.md, "Control law").
+Reservations and limits may be in I/O per second instead. The law divides bytes/s, so
+`in_bytes` folds them in per node and interval at the tenant's own measured bytes per
+I/O there (mClock and IOCost price an I/O by its size the same way); the agents also
+write an IOPS limit into the kernel's throttle, which holds it while the size is unknown.
+
+The functions are pure: no I/O, so the control law can be tested and documented on its
+own (docs/middleware.md, "Control law").
 """
 
 from __future__ import annotations
@@ -63,6 +68,10 @@ by this fraction times how far the disk was from saturated (a disk 5 % short of 
 an idle one: 19 %), so it creeps up near saturation and comes back quickly when idle."""
 CAPACITY_FLOOR = 0.25
 """The effective capacity never falls below this fraction of the calibrated one."""
+UNKNOWN_IO_BYTES = 4096
+"""Bytes per I/O for an IOPS reservation of a tenant not yet measured on a node: the
+smallest common request, so an idle tenant's reservation takes little from the others
+until its first interval there tells its size."""
 
 
 @dataclass(frozen=True)
@@ -70,12 +79,15 @@ class TenantShare:
     """What one tenant is entitled to on one node: a weight and optional bounds.
 
     `reservation` and `limit` are in the unit of the node's capacity (bytes/s here);
-    `limit` None means unlimited."""
+    `limit` None means unlimited. `reservation_iops` and `limit_iops` bound the tenant
+    in I/O per second as well; the policies see them through `in_bytes`."""
 
     name: str
     priority: int
     reservation: float = 0.0
     limit: float | None = None
+    reservation_iops: float = 0.0
+    limit_iops: float | None = None
 
     def __post_init__(self) -> None:
         valid = isinstance(self.priority, int) and not isinstance(self.priority, bool)
@@ -91,10 +103,48 @@ class TenantShare:
                 f"tenants.{self.name}.limit",
                 f"({self.limit:g}) is below the reservation ({self.reservation:g})",
             )
+        if self.reservation_iops < 0:
+            raise QosConfigError(f"tenants.{self.name}.reservation", "must not be negative")
+        if self.limit_iops is not None and self.limit_iops < self.reservation_iops:
+            raise QosConfigError(
+                f"tenants.{self.name}.limit",
+                f"({self.limit_iops:g} iops) is below the reservation "
+                f"({self.reservation_iops:g} iops)",
+            )
 
     @property
     def cap(self) -> float:
         return math.inf if self.limit is None else self.limit
+
+
+def in_bytes(
+    capacity: float, tenants: Mapping[str, TenantShare], io_bytes: Mapping[str, float]
+) -> dict[str, TenantShare]:
+    """The tenants with their IOPS bounds folded into bytes/s on one node.
+
+    `io_bytes` is each tenant's measured bytes per I/O there. A reservation of R I/O/s
+    becomes R × that (UNKNOWN_IO_BYTES when not measured yet), a limit of L I/O/s
+    L × that (none while unknown: the kernel's IOPS throttle holds it meanwhile); each
+    bound in force is the tighter of the two units'. Reservations that the folding would
+    push past `capacity` keep their bytes part and share what is left in proportion."""
+    reserved = {n: t.reservation for n, t in tenants.items()}
+    extra = {
+        n: max(0.0, t.reservation_iops * io_bytes.get(n, UNKNOWN_IO_BYTES) - t.reservation)
+        for n, t in tenants.items()
+    }
+    room = max(0.0, capacity - sum(reserved.values()))
+    if sum(extra.values()) > room:
+        extra = {n: e * room / sum(extra.values()) for n, e in extra.items()}
+    folded = {}
+    for name, t in tenants.items():
+        reservation = reserved[name] + extra[name]
+        limit = t.limit
+        if t.limit_iops is not None and name in io_bytes:
+            limit = min(t.cap, t.limit_iops * io_bytes[name])
+        if limit is not None:
+            limit = max(limit, reservation)
+        folded[name] = TenantShare(name, t.priority, reservation, limit)
+    return folded
 
 
 def check_reservations(capacity: float, tenants: Mapping[str, TenantShare]) -> None:
