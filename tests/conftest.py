@@ -106,13 +106,23 @@ def v1_root() -> Path:
     return need_root_and_v1()
 
 
-@pytest.fixture
-def loop_disk(tmp_path: Path) -> Iterator[tuple[str, BlockDevice]]:
-    """A new 32 GiB loop device over a sparse file (holes read as zeros, costing no disk), detached after the test."""
+def _attached_loop(tmp_path: Path, name: str) -> Iterator[tuple[str, BlockDevice]]:
     need_root_and_v1()
-    journal = UndoJournal(tmp_path / "journal.json")
+    journal = UndoJournal(tmp_path / f"{name}.journal.json")
     try:
-        node = loop_device.attach(tmp_path / "disk.img", 32 << 30, journal)
+        node = loop_device.attach(tmp_path / f"{name}.img", 32 << 30, journal)
         yield node, resolve(node)
     finally:
         journal.undo_all()
+
+
+@pytest.fixture
+def loop_disk(tmp_path: Path) -> Iterator[tuple[str, BlockDevice]]:
+    """A new 32 GiB loop device over a sparse file (holes read as zeros, costing no disk), detached after the test."""
+    yield from _attached_loop(tmp_path, "disk")
+
+
+@pytest.fixture
+def second_loop_disk(tmp_path: Path) -> Iterator[tuple[str, BlockDevice]]:
+    """Another loop device like `loop_disk`, for a node with two brick disks."""
+    yield from _attached_loop(tmp_path, "disk2")

@@ -10,11 +10,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from contio.backends import leftovers
-from contio.middleware.agent import AgentConfig, NodeAgent
+from contio.middleware.agent import AgentConfig, NodeAgent, disk_node, run_agents
 from contio.middleware.bricks import BrickProcess
 from contio.middleware.coordinator import Coordinator
 from contio.middleware.http_api import CoordinatorClient, CoordinatorServer
@@ -147,6 +148,97 @@ def test_agent_moves_bricks_into_vnodes_throttles_by_priority_and_cleans_up(
     assert not (tmp_path / "state" / "qos-agents" / "n1" / "journal.json").exists()
 
 
+def test_an_iops_limit_is_written_into_the_kernels_throttle_and_priced_by_request_size(
+    loop_disk, coordinator, tmp_path, monkeypatch
+):
+    node, device = loop_disk
+    monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path / "state"))
+    client = coordinator.client
+    client.set_tenant("db", 50, limit="50iops")
+    reader = subprocess.Popen(
+        ["dd", f"if={node}", "of=/dev/null", "bs=4k", "iflag=direct", "status=none"]
+    )  # 4 KiB requests, as a database's
+    brick = BrickProcess(reader.pid, "db", "10.0.0.1", "/b")
+    config = AgentConfig("n1", "10.0.0.1", device, CAPACITY, client.url, SECRET, interval=0.5)
+    agent = NodeAgent(config, client, bricks=lambda host: [brick])
+    try:
+        for _ in range(3):  # learn the tenant, make its VNode, throttle it
+            agent.step()
+            time.sleep(0.5)
+        throttle = Path(agent.vnodes["db"].group.cgroup.path, "blkio.throttle.read_iops_device")
+        assert throttle.read_text().split()[-1] == "50"
+        agent.step()
+        time.sleep(1.0)  # a whole interval under the throttle
+        measured = agent.step().used_bps["db"]
+        assert 0 < measured <= 50 * 4096 * 1.1  # 50 I/O/s of 4 KiB, not the share's MB/s
+        [row] = client.status()["nodes"]["n1"]["tenants"].values()
+        assert row["io_bytes"] == pytest.approx(4096)
+        assert agent.settings()["vnodes"]["db"]["iops_limit"] == 50
+    finally:
+        agent.close()
+        reader.kill()
+        reader.wait()
+    assert not throttle.exists()
+
+
+def test_a_node_with_two_brick_disks_runs_an_agent_per_disk_in_one_loop(
+    loop_disk, second_loop_disk, coordinator, tmp_path, monkeypatch
+):
+    (first, device1), (second, device2) = loop_disk, second_loop_disk
+    monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path / "state"))
+    client = coordinator.client
+    client.set_tenant("t", 50, limit="5MB/s")
+    # One tenant, a brick on each disk: two processes, each in the VNode of its disk.
+    readers = [_reader(first), _reader(second)]
+    bricks = [BrickProcess(r.pid, "t", "10.0.0.1", f"/b{k}") for k, r in enumerate(readers)]
+    monkeypatch.setattr(
+        "contio.middleware.agent.resolve",
+        lambda brick: device1 if brick == "/b0" else device2,
+    )  # the bricks' paths stand for directories on the two disks
+    agents = [
+        NodeAgent(
+            AgentConfig(disk_node("n1", k), "10.0.0.1", device, CAPACITY, client.url, SECRET,
+                        interval=0.5, siblings=(other,)),
+            client, bricks=lambda host: bricks,
+        )
+        for k, (device, other) in enumerate([(device1, device2), (device2, device1)], start=1)
+    ]  # fmt: skip
+    began = time.monotonic()
+    seen: dict[int, str] = {}
+    nodes: dict[str, Any] = {}
+    limits: list[list[str]] = []
+
+    def stop() -> bool:  # four seconds of intervals; what was in force is seen at 3.5 s
+        elapsed = time.monotonic() - began
+        if elapsed > 3.5 and not seen:
+            seen.update({r.pid: _in_cgroup(r.pid) for r in readers})
+            nodes.update(client.status()["nodes"])
+            limits.extend(
+                Path(a.vnodes["t"].group.cgroup.path, "blkio.throttle.read_bps_device")
+                .read_text().split() for a in agents
+            )  # fmt: skip
+        return elapsed > 4.0
+
+    try:
+        run_agents(agents, stop)
+    finally:
+        for reader in readers:
+            reader.kill()
+            reader.wait()
+    assert set(nodes) == {"n1", "n1.d2"}
+    # Each disk's brick read, throttled on its own disk to the tenant's limit (one 1 MiB
+    # request more or less in a half-second report is 2 MB/s: the rate is only bounded).
+    for name in ("n1", "n1.d2"):
+        assert 0 < nodes[name]["tenants"]["t"]["measured_bps"] < 2 * 5 * MB, nodes
+    assert limits == [[device1.number, str(5 * MB)], [device2.number, str(5 * MB)]]
+    assert seen[readers[0].pid].endswith(cgroup_name("n1", "t"))
+    assert seen[readers[1].pid].endswith(cgroup_name("n1.d2", "t"))
+    assert all(not a.uncontrolled for a in agents)  # each other brick is a sibling's
+    root = hierarchy.blkio_v1_root()
+    assert root is not None
+    assert not list((root / PARENT).glob("qos-n1*")) if (root / PARENT).exists() else True
+
+
 def test_a_brick_on_another_disk_is_left_alone_and_reported(loop_disk, coordinator, tmp_path,
                                                          monkeypatch):  # fmt: skip
     _, device = loop_disk
@@ -203,7 +295,7 @@ def test_an_idle_tenant_that_reads_again_wakes_the_agent_before_the_interval_end
 KILLED_AGENT = """
 import os, signal, sys
 from pathlib import Path
-from contio.middleware.agent import AgentConfig, NodeAgent
+from contio.middleware.agent import AgentConfig, NodeAgent, disk_node, run_agents
 from contio.middleware.bricks import BrickProcess
 from contio.middleware.coordinator import Coordinator
 from contio.middleware.http_api import CoordinatorServer

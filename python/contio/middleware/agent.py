@@ -1,6 +1,9 @@
 """The node agent (`contio qos agent`): VNode Sync on one storage node.
 
-Every interval the agent
+One `NodeAgent` controls one brick disk; a node with several runs one per disk in the
+same process (`run_agents`), each reporting to the coordinator as a node of its own
+(`node1`, `node1.d2`, …): bandwidth is a disk's, and a tenant's bricks on two disks are
+two processes, each in the VNode of its disk. Every interval each agent
 
 1. finds the node's brick processes and moves each tenant's into its VNode (a restarted
    brick has a new PID and is moved again at the next interval);
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -66,6 +69,9 @@ class AgentConfig:
     """Tenant → volume, where a tenant's volume is not named after it."""
     workdir: Path | None = None
     """Default: `<state root>/qos-agents/<node>`."""
+    siblings: tuple[BlockDevice, ...] = ()
+    """The node's other brick disks, which agents of their own control (`run_agents`):
+    bricks there are theirs, not I/O that escapes."""
 
     def __post_init__(self) -> None:
         if not self.capacity_bps > 0:
@@ -106,6 +112,8 @@ class NodeAgent:
         self.client = client or CoordinatorClient(config.coordinator_url, config.secret)
         self.vnodes: dict[str, VNode] = {}
         self.shares: dict[str, float] = {}
+        self.iops_limits: dict[str, float] = {}
+        """Tenants' IOPS limits, written into the kernel's throttle with their shares."""
         self.reached = False
         self._bricks = bricks
         self._clock = clock
@@ -127,10 +135,12 @@ class NodeAgent:
         """One control interval: sync VNodes, measure, report, apply."""
         by_volume = self._controlled_bricks()  # one /proc scan per interval
         adopted = self._sync_vnodes(by_volume)
-        used = self._measure()
+        used, ios = self._measure()
         self._last_used = used
         try:
-            answer = self.client.report(self.config.node, self.config.capacity_bps, used, self.disk)
+            answer = self.client.report(
+                self.config.node, self.config.capacity_bps, used, self.disk, ios
+            )
         except MiddlewareError as exc:  # fail-static: keep the shares in force
             if self.reached:
                 log.warning("coordinator unreachable, keeping the last shares: %s", exc)
@@ -138,6 +148,7 @@ class NodeAgent:
             return StepResult(used, dict(self.shares), False, adopted)
         self.reached = True
         self.shares = {t: float(bps) for t, bps in answer["shares_bps"].items()}
+        self.iops_limits = {t: float(n) for t, n in (answer.get("limits_iops") or {}).items()}
         self._drop_removed_tenants()
         self._sync_vnodes(by_volume)  # tenants the coordinator just told us about
         self._apply()
@@ -172,17 +183,17 @@ class NodeAgent:
         return adopted
 
     def _on_controlled_disk(self, brick: BrickProcess) -> bool:
-        """Whether `brick` is on the disk this agent controls; warns once when it is not
-        (its I/O would escape the throttle: give each tenant one brick per node, on the
-        node's first brick disk)."""
+        """Whether `brick` is on the disk this agent controls; warns once when it is on
+        none of the node's controlled disks (its I/O would escape the throttle)."""
         known = self._brick_disks.get(brick.pid)
         if known is None:
             try:
-                known = resolve(brick.brick) == self.config.device
+                disk = resolve(brick.brick)
             except QosError:
-                known = True  # cannot tell from here (another mount namespace): keep it
+                disk = self.config.device  # cannot tell (another mount namespace): keep it
+            known = disk == self.config.device
             self._brick_disks[brick.pid] = known
-            if not known:
+            if not known and disk not in self.config.siblings:
                 log.warning(
                     "brick %s of volume %s is not on %s: its I/O is not controlled",
                     brick.brick, brick.volume, self.config.device.name,
@@ -202,22 +213,20 @@ class NodeAgent:
         self.vnodes.pop(tenant).remove()
         self._journal.undo(self._entries.pop(tenant))  # already gone: forgets the entry
 
-    def _measure(self) -> dict[str, float]:
+    def _measure(self) -> tuple[dict[str, float], dict[str, float]]:
+        """Each tenant's bytes/s and I/O/s since the last interval (zeros at the first)."""
         now = self._clock()
         counters = {tenant: vnode.counters() for tenant, vnode in self.vnodes.items()}
         disk = self._disk_counters()
         last, self._last = self._last, _Reading(now, counters, disk)
         if last is None:
-            return {tenant: 0.0 for tenant in counters}
+            return {t: 0.0 for t in counters}, {t: 0.0 for t in counters}
         seconds = max(now - last.at, 1e-3)
-        previous = last.vnodes
         self.disk = _disk_report(last.disk, disk, seconds)
-        return {
-            tenant: max(0, c.total - previous[tenant].total) / seconds
-            if tenant in previous
-            else 0.0
-            for tenant, c in counters.items()
-        }
+        before = {t: last.vnodes.get(t, c) for t, c in counters.items()}  # new: nothing yet
+        used = {t: max(0, c.total - before[t].total) / seconds for t, c in counters.items()}
+        ios = {t: max(0, c.ios - before[t].ios) / seconds for t, c in counters.items()}
+        return used, ios
 
     def _disk_counters(self) -> DiskCounters | None:
         try:
@@ -230,9 +239,10 @@ class NodeAgent:
             share = self.shares.get(tenant)
             if share is None:
                 continue
-            old = vnode.share_bps
-            if old is None or abs(share - old) > RETHROTTLE_FRACTION * max(old, 1.0):
-                vnode.throttle(share)
+            old, iops = vnode.share_bps, self.iops_limits.get(tenant)
+            moved = old is None or abs(share - old) > RETHROTTLE_FRACTION * max(old, 1.0)
+            if moved or iops != vnode.iops:
+                vnode.throttle(share, iops)
 
     def _drop_removed_tenants(self) -> None:
         for tenant in [t for t in self.vnodes if t not in self.shares]:
@@ -243,39 +253,15 @@ class NodeAgent:
         return {
             "node": self.config.node,
             "coordinator_reached": self.reached,
-            "vnodes": {t: {"share_bps": v.share_bps, "cgroup": str(v.group.cgroup.path),
+            "vnodes": {t: {"share_bps": v.share_bps, "iops_limit": v.iops,
+                           "cgroup": str(v.group.cgroup.path),
                            "controls": v.settings()}
                        for t, v in self.vnodes.items()},
         }  # fmt: skip
 
     def run(self, stop: Callable[[], bool]) -> None:
-        """Step every interval until `stop()` is true; then remove everything made.
-
-        A failed interval (a brick that exited while it was moved, a cgroup file that
-        refused a write) is logged and the next one tries again: the service stays up,
-        and with it the shares in force."""
-        try:
-            while not stop():
-                started = self._clock()
-                try:
-                    self.step()
-                except (OSError, QosError) as exc:
-                    log.warning("interval failed, trying again at the next: %s", exc)
-                self._wait_for_next_step(started, stop)
-        finally:
-            self.close()
-
-    def _wait_for_next_step(self, started: float, stop: Callable[[], bool]) -> None:
-        """Sleep until the next interval, or less: a tenant that was idle and moves again
-        is reported at once, so it has its share back without waiting out the interval."""
-        deadline = started + self.config.interval
-        while not stop():
-            left = deadline - self._clock()
-            if left <= 0:
-                return
-            time.sleep(min(WAKE_CHECK_S, left))
-            if self.idle_tenant_moved():
-                return
+        """Step every interval until `stop()` is true; then remove everything made."""
+        run_agents([self], stop)
 
     def idle_tenant_moved(self) -> bool:
         """Whether a tenant that moved nothing in the last interval has moved since."""
@@ -301,6 +287,48 @@ class NodeAgent:
         if errors:
             raise MiddlewareError("the agent could not remove: " + "; ".join(errors))
         self._lock.release()
+
+
+def disk_node(node: str, disk: int) -> str:
+    """The coordinator's name for a node's `disk`-th brick disk (1-based): `node1` for
+    the first, as a node with one disk is named, `node1.d2` for the second."""
+    return node if disk == 1 else f"{node}.d{disk}"
+
+
+def run_agents(agents: Sequence[NodeAgent], stop: Callable[[], bool]) -> None:
+    """Step a node's agents (one per brick disk) every interval until `stop()` is true;
+    then close them all.
+
+    A failed interval (a brick that exited while it was moved, a cgroup file that refused
+    a write) is logged and the next one tries again: the service stays up, and with it
+    the shares in force. Between intervals, a tenant that was idle on any disk and moves
+    again starts the next interval at once, so it has its share back without waiting."""
+    if not agents:
+        return
+    clock, interval = agents[0]._clock, agents[0].config.interval
+    try:
+        while not stop():
+            started = clock()
+            for agent in agents:
+                try:
+                    agent.step()
+                except (OSError, QosError) as exc:
+                    log.warning("%s: interval failed, trying again at the next: %s",
+                                agent.config.node, exc)  # fmt: skip
+            deadline = started + interval
+            while not stop() and (left := deadline - clock()) > 0:
+                time.sleep(min(WAKE_CHECK_S, left))
+                if any(agent.idle_tenant_moved() for agent in agents):
+                    break
+    finally:
+        errors = []
+        for agent in agents:
+            try:
+                agent.close()
+            except MiddlewareError as exc:
+                errors.append(str(exc))
+        if errors:
+            raise MiddlewareError("; ".join(errors))
 
 
 def _disk_report(

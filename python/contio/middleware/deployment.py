@@ -29,6 +29,7 @@ from pathlib import Path
 from contio.backends.undo_journal import Entry, UndoJournal
 from contio.errors import MiddlewareError, QosConfigError, UsageError
 from contio.gluster.local_cluster import LocalCluster, cluster_root
+from contio.middleware.agent import disk_node
 from contio.middleware.auth import new_secret, read_secret
 from contio.middleware.http_api import CoordinatorClient
 from contio.qos.calibration import calibrate
@@ -64,8 +65,10 @@ class Deployment:
     url: str
     policy: str
     capacity_bps: dict[str, float]
+    """Per brick disk, by its name at the coordinator (`disk_node`: node1, node1.d2, …)."""
     coordinator: Started
     agents: dict[str, Started]
+    """Per node: the process running its disks' agents."""
 
     @property
     def directory(self) -> Path:
@@ -117,8 +120,10 @@ def up(cluster_name: str, policy: str, capacity_bps: float | None = None) -> Dep
         )
     directory.mkdir(parents=True, exist_ok=True)
     capacities = {
-        node_name(n.index): capacity_bps or calibrate(Path(n.disks[0]), CALIBRATION_BYTES).read_bps
+        disk_node(node_name(n.index), k): capacity_bps
+        or calibrate(Path(disk), CALIBRATION_BYTES).read_bps
         for n in cluster.state.nodes
+        for k, disk in enumerate(n.disks, start=1)
     }
     secret = new_secret(directory / "secret")
     url = f"http://{cluster.state.host_address}:{_free_port(cluster.state.host_address)}"
@@ -131,7 +136,7 @@ def up(cluster_name: str, policy: str, capacity_bps: float | None = None) -> Dep
         for node in cluster.state.nodes:
             name = node_name(node.index)
             deployment.agents[name] = _start_agent(deployment, name, node.netns, node.address,
-                                                   node.disks[0])  # fmt: skip
+                                                   node.disks)  # fmt: skip
             deployment.save()
         _wait_for_reports(deployment)
     except BaseException:
@@ -186,15 +191,21 @@ def _start_coordinator(deployment: Deployment, secret: str) -> Started:
             time.sleep(0.1)
 
 
-def _start_agent(deployment: Deployment, name: str, netns: str, address: str, disk: str) -> Started:
+def _start_agent(
+    deployment: Deployment, name: str, netns: str, address: str, disks: list[str]
+) -> Started:
+    """One process for the node, an agent per brick disk in it (`run_agents`)."""
+    per_disk = []
+    for k, disk in enumerate(disks, start=1):
+        capacity = int(deployment.capacity_bps[disk_node(name, k)])
+        per_disk += ["--disk", disk, "--capacity", str(capacity)]
     argv = [
         "nsenter", f"--net=/run/netns/{netns}", "--",
         sys.executable, "-m", "contio.middleware.services", "agent", "--node", name, "--address", address,
-        "--disk", disk, "--capacity", str(int(deployment.capacity_bps[name])),
-        "--coordinator", deployment.url,
+        *per_disk, "--coordinator", deployment.url,
         "--secret-file", str(deployment.directory / "secret"),
     ]  # fmt: skip
-    return _spawn(argv, deployment.directory / f"agent-{name}.log")
+    return _spawn(argv, _agent_log(deployment, name))
 
 
 def _spawn(argv: list[str], log: Path) -> Started:
@@ -211,18 +222,21 @@ def _wait_for_reports(deployment: Deployment) -> None:
     deadline = time.monotonic() + START_TIMEOUT
     while True:
         nodes = client.status()["nodes"]
-        missing = [n for n in deployment.agents if n not in nodes or nodes[n]["stale"]]
+        missing = [n for n in deployment.capacity_bps if n not in nodes or nodes[n]["stale"]]
         if not missing:
             return
         if time.monotonic() > deadline:
-            details = "; ".join(
-                f"{n}: {_tail(deployment.directory / f'agent-{n}.log')}" for n in missing
-            )
+            details = "; ".join(f"{n}: {_tail(_agent_log(deployment, n))}" for n in missing)
             raise AgentsDidNotReport(
                 f"agent(s) {', '.join(missing)} did not report to the coordinator at "
                 f"{deployment.url} within {START_TIMEOUT:.0f} s ({details})"
             )
         time.sleep(0.2)
+
+
+def _agent_log(deployment: Deployment, disk: str) -> Path:
+    """The log of the process that runs `disk`'s agent (`node1.d2`: node1's)."""
+    return deployment.directory / f"agent-{disk.partition('.')[0]}.log"
 
 
 def _stop_all(deployment: Deployment) -> None:

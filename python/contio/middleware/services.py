@@ -16,7 +16,7 @@ import click
 
 from contio.errors import QosConfigError
 from contio.exit_codes import run_command
-from contio.middleware.agent import AgentConfig, NodeAgent
+from contio.middleware.agent import AgentConfig, NodeAgent, disk_node, run_agents
 from contio.middleware.auth import read_secret
 from contio.middleware.coordinator import Coordinator
 from contio.middleware.http_api import CoordinatorServer
@@ -65,29 +65,55 @@ def coordinator(listen: str, state: Path, secret_file: Path, interval: float) ->
 @services.command()
 @click.option("--node", required=True, help="This node's name at the coordinator.")
 @click.option("--address", required=True, help="This node's address (its bricks' -s).")
-@click.option("--disk", type=click.Path(exists=True, path_type=Path), required=True,
-              help="A path on the brick disk the tenants share.")  # fmt: skip
-@click.option("--capacity", required=True, help='The disk\'s bandwidth, e.g. "200MB/s".')
+@click.option("--disk", "disks", type=click.Path(exists=True, path_type=Path), required=True,
+              multiple=True, help="A path on a brick disk the tenants share. Repeatable: "
+              "the second is node NAME.d2 at the coordinator, and so on.")  # fmt: skip
+@click.option("--capacity", "capacities", required=True, multiple=True,
+              help='The disk\'s bandwidth, e.g. "200MB/s": one for every disk, or one '
+              "per --disk in the same order.")  # fmt: skip
 @click.option("--coordinator", "url", required=True, help="http://HOST:PORT")
 @click.option("--secret-file", type=click.Path(path_type=Path), required=True)
 @click.option("--interval", type=float, default=0.5, show_default=True)
 @click.option("--volume", "volumes", multiple=True, metavar="TENANT=VOLUME",
               help="A tenant whose volume is not named after it. Repeatable.")  # fmt: skip
-def agent(node: str, address: str, disk: Path, capacity: str, url: str, secret_file: Path,
-          interval: float, volumes: tuple[str, ...]) -> None:  # fmt: skip
-    """Run a node agent (started by `contio qos up`) until SIGTERM; then remove its VNodes."""
+def agent(node: str, address: str, disks: tuple[Path, ...], capacities: tuple[str, ...],
+          url: str, secret_file: Path, interval: float, volumes: tuple[str, ...]) -> None:  # fmt: skip
+    """Run a node's agents, one per brick disk (started by `contio qos up`), until
+    SIGTERM; then remove their VNodes."""
     mapping = {}
     for item in volumes:
         tenant, sep, volume = item.partition("=")
         if not sep or not tenant or not volume:
             raise QosConfigError("--volume", f"must be TENANT=VOLUME, not {item!r}")
         mapping[tenant] = volume
-    config = AgentConfig(
-        node, address, resolve(disk), float(parse_rate("--capacity", capacity)), url,
-        read_secret(secret_file), interval, mapping,
-    )  # fmt: skip
+    if len(capacities) not in (1, len(disks)):
+        raise QosConfigError(
+            "--capacity", f"give one, or one per --disk ({len(disks)}), not {len(capacities)}"
+        )
+    rates = [float(parse_rate("--capacity", c)) for c in capacities]
+    rates *= len(disks) // len(rates)  # one for every disk
+    devices = [resolve(disk) for disk in disks]
+    if len(set(devices)) != len(devices):
+        raise QosConfigError("--disk", "names the same disk twice")
+    secret = read_secret(secret_file)
+    configs = [
+        AgentConfig(
+            disk_node(node, k), address, device, rates[k - 1],
+            url, secret, interval, mapping,
+            siblings=tuple(d for d in devices if d != device),
+        )
+        for k, device in enumerate(devices, start=1)
+    ]  # fmt: skip
     stop = _until_signal()
-    NodeAgent(config).run(stop.is_set)
+    agents: list[NodeAgent] = []
+    try:
+        for config in configs:
+            agents.append(NodeAgent(config))
+    except BaseException:
+        for made in agents:
+            made.close()
+        raise
+    run_agents(agents, stop.is_set)
 
 
 def main() -> None:

@@ -50,7 +50,8 @@ def middleware_rows(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def read_samples(folder: Path, repetition_dir: str) -> pd.DataFrame:
-    """One repetition's node reports (columns t, node, tenant, measured_bps, target_bps)."""
+    """One repetition's node reports (columns t, node, tenant, measured_bps, target_bps),
+    without the further disks of a node where nothing moved."""
     path = folder / repetition_dir / MIDDLEWARE_SAMPLES_JSONL
     try:
         lines = path.read_text().splitlines()
@@ -64,7 +65,12 @@ def read_samples(folder: Path, repetition_dir: str) -> pd.DataFrame:
             continue  # a line cut by an interrupt
     columns = ["t", "node", "tenant", "measured_bps", "target_bps"]
     frame = pd.DataFrame.from_records(records, columns=columns)
-    return frame.astype({"target_bps": float, "measured_bps": float})
+    frame = frame.astype({"target_bps": float, "measured_bps": float})
+    # A node's further brick disks (node1.d2) where no tenant moved anything held no
+    # brick of the run's tenants: an empty panel each, left out.
+    moved = frame.groupby("node")["measured_bps"].transform("max") > 0
+    further = frame["node"].astype(str).str.contains(".", regex=False)
+    return frame[moved | ~further]
 
 
 def read_moves(folder: Path, repetition_dir: str) -> list[tuple[float, str]]:
