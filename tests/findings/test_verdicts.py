@@ -190,6 +190,25 @@ def test_a_failed_validity_check_makes_it_not_valid_here_and_none_keeps_it():
     assert "contio cannot tell" in found.summary
 
 
+def test_a_check_that_is_the_claims_mechanism_does_not_invalidate_it():
+    cells = series([100, 200, 300, 300, 300])
+    busy = [ValidityCheck("cpu-saturated", c.key, False, "host CPU 99 %") for c in cells]
+    cache = ValidityCheck("data-in-cache", cells[0].key, False, "the disk sat idle")
+    saturates = {"kind": "trend", "trend": "saturates", "cells": {"mix": "read"}}
+    assert evaluate(claim(**saturates), cells, busy).outcome == NOT_VALID
+    found = evaluate(claim(**saturates, mechanism=["cpu-saturated"]), cells, busy)
+    assert found.outcome == REPRODUCED and found.not_valid == ()
+    assert "cpu-saturated failed, as the claim's mechanism expects" in found.summary
+    # Only the named check: another failure still says the cells measured something else.
+    found = evaluate(claim(**saturates, mechanism=["cpu-saturated"]), cells, [*busy, cache])
+    assert found.outcome == NOT_VALID and found.not_valid == ("data-in-cache: the disk sat idle",)
+
+
+def test_a_mechanism_must_name_validity_checks():
+    with pytest.raises(ValueError, match=r"cpu-busy: not validity checks; allowed: cpu-saturated"):
+        claim(kind="trend", trend="saturates", cells={"mix": "read"}, mechanism=["cpu-busy"])
+
+
 def test_cell_order_confounded_with_a_factor_invalidates_only_claims_comparing_it():
     cells = two(FAST, SLOW)
     spec = claim(kind="greater", cells={"backend": "a"}, against={"backend": "b"})

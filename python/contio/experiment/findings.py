@@ -35,6 +35,7 @@ from pydantic_core import PydanticCustomError
 
 from contio.errors import SpecError
 from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS, SpecModel
+from contio.findings.validity import CHECKS
 from contio.targets.engine_targets import DATABASE_BINDINGS, TARGETS, target_names
 from contio.yaml_input import Number
 
@@ -103,6 +104,21 @@ class FindingSpec(SpecModel):
     with its standalone cell (`mysql` in `mysql+cassandra-write`)."""
     at_most: Number | None = Field(None, gt=0, le=100)
     """degradation: the largest loss claimed, % of the standalone mean."""
+    mechanism: list[str] = Field(default_factory=list)
+    """Validity checks whose failure is what the claim is about (`cpu-saturated` for
+    "throughput stops growing once the CPU is saturated"): they do not make the verdict
+    *not valid here*; the summary says they failed, as the claim expects."""
+
+    @field_validator("mechanism")
+    @classmethod
+    def _mechanism(cls, names: list[str]) -> list[str]:
+        unknown = [n for n in names if n not in CHECKS]
+        if unknown:
+            raise PydanticCustomError(
+                "bad_check", "{names}: not validity checks; allowed: {allowed}",
+                {"names": ", ".join(unknown), "allowed": ", ".join(CHECKS)},
+            )  # fmt: skip
+        return names
 
     @field_validator("shares")
     @classmethod
