@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contio.qos.policy import TenantShare
+from contio.sqlite_schema import add_missing_columns
 from contio.sqlite_transaction import immediate_transaction
 
 MOVE_FRACTION = 0.05
@@ -62,17 +63,11 @@ class Store:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self._db.executescript(_SCHEMA)
-        self._add_later_columns()
+        # A coordinator's file from before IOPS bounds gets their columns (unset).
+        add_missing_columns(self._db, "tenants", _LATER_TENANT_COLUMNS)
 
     def close(self) -> None:
         self._db.close()
-
-    def _add_later_columns(self) -> None:
-        """A coordinator's file from before IOPS bounds gets their columns (unset)."""
-        have = {row[1] for row in self._db.execute("PRAGMA table_info(tenants)")}
-        for column, declaration in _LATER_TENANT_COLUMNS.items():
-            if column not in have:
-                self._db.execute(f"ALTER TABLE tenants ADD COLUMN {column} {declaration}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

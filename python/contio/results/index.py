@@ -17,6 +17,7 @@ from typing import Any
 
 from contio.errors import DamagedResultsError, ResultsFolderError
 from contio.samplers.phase import COLUMNS as METRIC_COLUMNS
+from contio.sqlite_schema import add_missing_columns
 from contio.sqlite_transaction import immediate_transaction
 
 INDEX_FILE = "index.sqlite"
@@ -133,7 +134,8 @@ class ResultsIndex:
         index = cls(path)
         try:
             index._check_intact()
-            index._add_missing_columns()
+            # Indexes made before the file I/O and metrics columns existed get them.
+            add_missing_columns(index._db, "phases", _LATER_COLUMNS)
         except sqlite3.OperationalError as exc:
             # Busy (a run holding a write longer than the timeout), no permission: the
             # file may well be whole.
@@ -171,14 +173,6 @@ class ResultsIndex:
             return json.loads(text)
         except ValueError:
             raise DamagedResultsError(self.path, f"{what} is not valid JSON") from None
-
-    def _add_missing_columns(self) -> None:
-        """Indexes made before the file I/O and metrics columns existed get them (NULL
-        for old rows)."""
-        have = {r["name"] for r in self._db.execute("PRAGMA table_info(phases)")}
-        for column, decl in _LATER_COLUMNS.items():
-            if have and column not in have:
-                self._db.execute(f"ALTER TABLE phases ADD COLUMN {column} {decl}")
 
     def close(self) -> None:
         self._db.close()
