@@ -47,6 +47,16 @@ class DiskReport:
     """Bytes/s the disk moved for everyone; None: the tenants' sum."""
 
 
+@dataclass(frozen=True)
+class NodeAnswer:
+    """What an agent is told after its report."""
+
+    shares_bps: dict[str, float]
+    """Each tenant's throttle on the node for the next interval."""
+    limits_iops: dict[str, float]
+    """Tenants' IOPS limits, which the agents write into the kernel's throttle as-is."""
+
+
 class Coordinator:
     """Tenants and policy for one cluster, and the shares each node's agent applies."""
 
@@ -127,9 +137,9 @@ class Coordinator:
         used: Mapping[str, float],
         disk: DiskReport | None = None,
         used_iops: Mapping[str, float] | None = None,
-    ) -> dict[str, float]:
+    ) -> NodeAnswer:
         """Take a node's measured bytes/s (and I/O/s) per tenant; return its shares, in
-        bytes/s, for the next interval.
+        bytes/s, for the next interval, and the tenants' IOPS limits.
 
         `capacity` is the node's calibrated bandwidth; with `disk` (what the whole disk
         moved and how busy it was) the shares divide the effective capacity instead.
@@ -139,9 +149,10 @@ class Coordinator:
         now = self._clock()
         used = {name: max(0.0, float(rate)) for name, rate in used.items()}
         self._learn_io_sizes(node, used, used_iops or {})
-        tenants = self.store.tenants()
-        divided = self._divided_capacity(node, capacity, used, disk, tenants)
-        tenants = in_bytes(divided, tenants, self._io_bytes.get(node, {})) if tenants else {}
+        stored = self.store.tenants()
+        iops_limits = {n: t.limit_iops for n, t in stored.items() if t.limit_iops}
+        divided = self._divided_capacity(node, capacity, used, disk, stored)
+        tenants = in_bytes(divided, stored, self._io_bytes.get(node, {})) if stored else {}
         shares: dict[str, float] = {}
         if tenants:
             used = {name: used.get(name, 0.0) for name in tenants}
@@ -152,11 +163,7 @@ class Coordinator:
                 held = self.store.shares().get(node, {})
                 shares = work_conserving_shares(divided, tenants, held, used)
         self.store.record_report(node, capacity, dict(used), shares, now)
-        return shares
-
-    def iops_limits(self) -> dict[str, float]:
-        """The tenants' IOPS limits, which the agents write into the kernel's throttle."""
-        return {n: t.limit_iops for n, t in self.store.tenants().items() if t.limit_iops}
+        return NodeAnswer(shares, iops_limits)
 
     def _learn_io_sizes(
         self, node: str, used: Mapping[str, float], ios: Mapping[str, float]

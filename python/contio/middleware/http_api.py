@@ -134,10 +134,10 @@ class _Handler(BaseHTTPRequestHandler):
             case "POST", ["nodes", node, "report"]:
                 used = _rates(data, "used_bps", "bytes/s")
                 ios = _rates(data, "used_iops", "I/O/s")
-                shares = coordinator.report(
+                answer = coordinator.report(
                     node, _number(data, "capacity_bps"), used, _disk(data.get("disk")), ios
                 )
-                return {"shares_bps": shares, "limits_iops": coordinator.iops_limits(),
+                return {"shares_bps": answer.shares_bps, "limits_iops": answer.limits_iops,
                         "policy": coordinator.policy, "interval_s": coordinator.interval}  # fmt: skip
         raise _BadRequest(
             HTTPStatus.NOT_FOUND, {"error": "path", "message": f"no {method} {url.path}"}
