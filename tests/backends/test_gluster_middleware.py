@@ -28,6 +28,7 @@ from contio.errors import MiddlewareError
 from contio.gluster.local_cluster import LocalCluster
 from contio.gluster.node_access import gluster_xml
 from contio.middleware.deployment import Deployment
+from contio.middleware.disk_names import node_of
 from contio.qos import hierarchy
 from contio.qos.process_group import PARENT
 from contio.report.middleware_sections import read_samples
@@ -105,7 +106,7 @@ def test_tenants_are_held_to_their_shares_on_every_node_and_nothing_is_left(
         assert len(client.status()["nodes"]) == 6
 
         def held(shares: dict[str, float], slack: float = 1.15) -> bool:
-            nodes = {n: v for n, v in client.status()["nodes"].items() if "." not in n}
+            nodes = {n: v for n, v in client.status()["nodes"].items() if node_of(n) == n}
             return all(
                 row["target_bps"] == pytest.approx(shares[tenant])
                 and 0.5 * shares[tenant] <= row["measured_bps"] <= slack * shares[tenant]
@@ -122,7 +123,7 @@ def test_tenants_are_held_to_their_shares_on_every_node_and_nothing_is_left(
         _stop(tb_writers)
 
         def lent() -> bool:
-            nodes = [v for n, v in client.status()["nodes"].items() if "." not in n]
+            nodes = [v for n, v in client.status()["nodes"].items() if node_of(n) == n]
             return all(n["tenants"]["ta"]["measured_bps"] > 17 * MB for n in nodes)
 
         _until(lent, 20, "ta uses more than its 15 MB/s while tb is idle")

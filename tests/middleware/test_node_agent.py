@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 from contio.backends import leftovers
-from contio.middleware.agent import AgentConfig, NodeAgent, disk_node, run_agents
+from contio.middleware.agent import AgentConfig, NodeAgent, run_agents
 from contio.middleware.bricks import BrickProcess
 from contio.middleware.coordinator import Coordinator
+from contio.middleware.disk_names import disk_node
 from contio.middleware.http_api import CoordinatorClient, CoordinatorServer
 from contio.middleware.store import Store
 from contio.middleware.vnode import cgroup_name
@@ -295,7 +296,7 @@ def test_an_idle_tenant_that_reads_again_wakes_the_agent_before_the_interval_end
 KILLED_AGENT = """
 import os, signal, sys
 from pathlib import Path
-from contio.middleware.agent import AgentConfig, NodeAgent, disk_node, run_agents
+from contio.middleware.agent import AgentConfig, NodeAgent, run_agents
 from contio.middleware.bricks import BrickProcess
 from contio.middleware.coordinator import Coordinator
 from contio.middleware.http_api import CoordinatorServer

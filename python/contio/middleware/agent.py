@@ -289,12 +289,6 @@ class NodeAgent:
         self._lock.release()
 
 
-def disk_node(node: str, disk: int) -> str:
-    """The coordinator's name for a node's `disk`-th brick disk (1-based): `node1` for
-    the first, as a node with one disk is named, `node1.d2` for the second."""
-    return node if disk == 1 else f"{node}.d{disk}"
-
-
 def run_agents(agents: Sequence[NodeAgent], stop: Callable[[], bool]) -> None:
     """Step a node's agents (one per brick disk) every interval until `stop()` is true;
     then close them all.

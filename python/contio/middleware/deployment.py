@@ -29,8 +29,8 @@ from pathlib import Path
 from contio.backends.undo_journal import Entry, UndoJournal
 from contio.errors import MiddlewareError, QosConfigError, UsageError
 from contio.gluster.local_cluster import LocalCluster, cluster_root
-from contio.middleware.agent import disk_node
 from contio.middleware.auth import new_secret, read_secret
+from contio.middleware.disk_names import disk_node, node_of
 from contio.middleware.http_api import CoordinatorClient
 from contio.qos.calibration import calibrate
 from contio.qos.policy import POLICIES
@@ -236,7 +236,7 @@ def _wait_for_reports(deployment: Deployment) -> None:
 
 def _agent_log(deployment: Deployment, disk: str) -> Path:
     """The log of the process that runs `disk`'s agent (`node1.d2`: node1's)."""
-    return deployment.directory / f"agent-{disk.partition('.')[0]}.log"
+    return deployment.directory / f"agent-{node_of(disk)}.log"
 
 
 def _stop_all(deployment: Deployment) -> None:

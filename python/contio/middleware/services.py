@@ -16,9 +16,10 @@ import click
 
 from contio.errors import QosConfigError
 from contio.exit_codes import run_command
-from contio.middleware.agent import AgentConfig, NodeAgent, disk_node, run_agents
+from contio.middleware.agent import AgentConfig, NodeAgent, run_agents
 from contio.middleware.auth import read_secret
 from contio.middleware.coordinator import Coordinator
+from contio.middleware.disk_names import disk_node
 from contio.middleware.http_api import CoordinatorServer
 from contio.middleware.store import Store
 from contio.qos.device import resolve

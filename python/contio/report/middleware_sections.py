@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from contio.middleware.disk_names import node_of
 from contio.report import figures
 from contio.report.experiment import Experiment
 from contio.report.page import Section, details, figure
@@ -69,8 +70,8 @@ def read_samples(folder: Path, repetition_dir: str) -> pd.DataFrame:
     # A node's further brick disks (node1.d2) where no tenant moved anything held no
     # brick of the run's tenants: an empty panel each, left out.
     moved = frame.groupby("node")["measured_bps"].transform("max") > 0
-    further = frame["node"].astype(str).str.contains(".", regex=False)
-    return frame[moved | ~further]
+    names = frame["node"].astype(str)
+    return frame[moved | (names == names.map(node_of))]
 
 
 def read_moves(folder: Path, repetition_dir: str) -> list[tuple[float, str]]:
