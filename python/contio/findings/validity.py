@@ -27,7 +27,6 @@ docs/validity.md explains each, with its threshold.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import math
 from collections.abc import Collection, Sequence
@@ -264,19 +263,18 @@ def data_in_cache(cell_key: str, rows: Any) -> ValidityCheck:
 def memory_thrashing(cell_key: str, rows: Any) -> ValidityCheck | None:
     """Whether the cell's servers and engines kept faulting pages back in from disk (a
     memory limit too small for them); None for folders without major-fault samples."""
-    faults = [
-        a + b
-        for a, b in itertools.zip_longest(
-            _per_repetition(rows, "server_major_faults_per_sec", "sum"),
-            _per_repetition(rows, "client_major_faults_per_sec", "sum"),
-            fillvalue=0.0,
-        )
+    per_role = [
+        _per_repetition(rows, f"{role}_major_faults_per_sec", "sum")
+        for role in ("server", "client")
     ]
-    if not faults:
+    if not any(per_role):
         return None
-    rate = _mean(faults)
+    rate = sum(_mean(values) for values in per_role if values)  # the mean of their sum
     measured = {"major_faults_per_sec": rate}
-    said = f"{rate:,.0f} major page faults a second{_at_limit(rows, measured)}"
+    worded, fullest = _fullest_limit(rows)
+    if not math.isnan(fullest):
+        measured["memory_fraction_of_limit"] = fullest
+    said = f"{rate:,.0f} major page faults a second{worded}"
     if rate >= MAJOR_FAULTS_PER_SEC:
         return ValidityCheck(
             "memory-thrashing", cell_key, False,
@@ -291,8 +289,9 @@ def memory_thrashing(cell_key: str, rows: Any) -> ValidityCheck | None:
     )  # fmt: skip
 
 
-def _at_limit(rows: Any, measured: dict[str, float]) -> str:
-    """ ", the server at 128.0 of its 128.0 MiB" for the fullest limited container."""
+def _fullest_limit(rows: Any) -> tuple[str, float]:
+    """(", the server at 128.0 of its 128.0 MiB", 1.0) for the container closest to its
+    memory limit; ("", NaN) when none had one."""
     fullest = math.nan
     worded = ""
     for role in ("server", "client"):
@@ -305,9 +304,7 @@ def _at_limit(rows: Any, measured: dict[str, float]) -> str:
             if cap > 0 and (math.isnan(fullest) or u / cap > fullest):
                 fullest = u / cap
                 worded = f", the {role} at {u / 2**20:,.1f} of its {cap / 2**20:,.1f} MiB"
-    if not math.isnan(fullest):
-        measured["memory_fraction_of_limit"] = fullest
-    return worded
+    return worded, fullest
 
 
 def _throttles(rows: Any) -> list[float]:

@@ -380,9 +380,11 @@ def evaluate(
         return replace(base, summary=reason)
     used = {key for e in found if e.outcome != NOT_TESTED for key in e.cells}
     relevant = [c for c in checks if c.name not in finding.mechanism]
-    expected = [c for c in checks if c.name in finding.mechanism and c.passed is False]
     failed, unknown = _checks_on(relevant, used, compared_factors(finding))
-    as_claimed, _ = _checks_on(expected, used, compared_factors(finding))
+    as_claimed = [
+        c.name for c in bearing_on(checks, used, compared_factors(finding))
+        if c.name in finding.mechanism and c.passed is False
+    ]  # fmt: skip
     # The `against` cells may run another system on purpose (MongoDB against Cassandra);
     # a degradation is about its member alone, whose standalone cells run only it.
     claimed = {c.key for c in selected(cells, finding.cells)} & used
@@ -405,7 +407,7 @@ def evaluate(
     if outcome == INCONCLUSIVE and to_decide is not None:
         summary += f"; {to_decide.text()}"
     if as_claimed:
-        names = ", ".join(dict.fromkeys(r.split(":", 1)[0] for r in as_claimed))
+        names = ", ".join(dict.fromkeys(as_claimed))
         summary += f"; {names} failed, as the claim's mechanism expects"
     if failed:
         summary = f"{NOT_VALID} (measured: {outcome}): " + "; ".join(failed)

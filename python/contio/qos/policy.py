@@ -133,8 +133,9 @@ def in_bytes(
         for n, t in tenants.items()
     }
     room = max(0.0, capacity - sum(reserved.values()))
-    if sum(extra.values()) > room:
-        extra = {n: e * room / sum(extra.values()) for n, e in extra.items()}
+    asked = sum(extra.values())
+    if asked > room:
+        extra = {n: e * room / asked for n, e in extra.items()}
     folded = {}
     for name, t in tenants.items():
         reservation = reserved[name] + extra[name]
