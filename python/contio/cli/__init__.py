@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-# Each command group lives in its own module, which adds its commands to `cli` on import.
-from contio.cli import backend, cleanup, cluster, images, plan, qos, report, results, run  # noqa: F401
+# Each command group lives in its own module, which adds its commands to `cli` when
+# imported: on first use (root.COMMAND_MODULES).
 from contio.cli.root import cli
 from contio.exit_codes import run_command
 
