@@ -12,7 +12,9 @@ import itertools
 import json
 import os
 import signal
+import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -27,6 +29,8 @@ from contio.backends import registry
 from contio.errors import MiddlewareError
 from contio.gluster.local_cluster import LocalCluster
 from contio.gluster.node_access import gluster_xml
+from contio.middleware.bricks import brick_processes
+from contio.middleware.daemon import PidFile
 from contio.middleware.deployment import Deployment
 from contio.middleware.disk_names import node_of
 from contio.qos import hierarchy
@@ -145,6 +149,121 @@ def test_tenants_are_held_to_their_shares_on_every_node_and_nothing_is_left(
     assert cleanup.returncode == 0, cleanup.stderr
     assert "qos-agent node1" in cleanup.stdout
     assert _vnodes() == []
+
+
+SSHD = Path("/usr/sbin/sshd")  # sshd re-executes itself: it must be started by full path
+
+
+@pytest.fixture
+def node_sshds(gluster_cluster, tmp_path, state_dir) -> Iterator[dict]:
+    """An sshd in every node's network namespace, and the inventory that reaches them.
+
+    Each sshd sees the host's files and cgroups (only its network is the node's), as a
+    storage host's own sshd sees its own: the nodes are real hosts to `contio qos up
+    --inventory`. The nodes run this checkout's contio, with this session's state dir."""
+    if not SSHD.exists():
+        pytest.skip("openssh-server is not installed (scripts/setup-system.sh installs it)")
+    for name in ("host_key", "client_key"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / name)],
+                       check=True)  # fmt: skip
+    (tmp_path / "authorized_keys").write_text((tmp_path / "client_key.pub").read_text())
+    Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # its privilege-separation directory
+    nodes = LocalCluster.open(gluster_cluster).state.nodes
+    with ExitStack() as stack:
+        for node in nodes:
+            config = tmp_path / f"sshd-{node.index}.conf"
+            config.write_text(
+                f"ListenAddress {node.address}\nHostKey {tmp_path / 'host_key'}\n"
+                f"AuthorizedKeysFile {tmp_path / 'authorized_keys'}\n"
+                "PermitRootLogin prohibit-password\nUsePAM no\nStrictModes no\nPidFile none\n"
+            )
+            log = stack.enter_context(open(tmp_path / f"sshd-{node.index}.log", "wb"))
+            daemon = stack.enter_context(subprocess.Popen(
+                ["nsenter", f"--net=/run/netns/{node.netns}", "--", str(SSHD), "-D", "-e",
+                 "-f", str(config)], stderr=log,
+            ))  # fmt: skip
+            stack.callback(daemon.terminate)  # runs before the Popen's exit waits for it
+        for node in nodes:
+            _until(lambda a=node.address: _accepts(a, 22), 10, f"sshd on {node.address}")
+        yield {
+            "nodes": [
+                {"host": f"root@{n.address}", "address": n.address, "bricks": n.disks}
+                for n in nodes
+            ],
+            "ssh_options": [
+                "-i", str(tmp_path / "client_key"), "-o", "StrictHostKeyChecking=no",
+                "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+                "-o", "ConnectTimeout=5",
+            ],
+            "contio_command": ["env", f"CONTIO_STATE_DIR={state_dir}", sys.executable, "-m",
+                               "contio"],
+        }  # fmt: skip
+
+
+def _accepts(address: str, port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        return probe.connect_ex((address, port)) == 0
+
+
+def _same_netns(pid: int, netns: str) -> bool:
+    return os.stat(f"/proc/{pid}/ns/net").st_ino == os.stat(f"/run/netns/{netns}").st_ino
+
+
+def test_qos_up_starts_each_hosts_agent_over_ssh_and_down_stops_it(
+    gluster_cluster, tenant_volumes, node_sshds, run_contio, tmp_path, monkeypatch, state_dir
+):
+    monkeypatch.chdir(tmp_path)  # relative inventory paths, as a user types them
+    nodes = LocalCluster.open(gluster_cluster).state.nodes
+    pid_files = [state_dir / "qos-agents" / f"node{n.index}.pid" for n in nodes]
+
+    # A host that does not answer (no sshd on the bridge's host side): exit 2 naming it,
+    # before anything starts anywhere.
+    unreachable = json.loads(json.dumps(node_sshds))
+    unreachable["nodes"][2]["host"] = (
+        f"root@{LocalCluster.open(gluster_cluster).state.host_address}"
+    )
+    Path("unreachable.yaml").write_text(yaml.safe_dump(unreachable))
+    refused = run_contio("qos", "up", "--inventory", "unreachable.yaml", "--cluster", "ssh-x",
+                         "--capacity", "20MB/s")  # fmt: skip
+    assert refused.returncode == 2, refused.stderr
+    assert "node 3 (root@" in refused.stderr and "node 1" not in refused.stderr
+    assert not any(p.exists() for p in pid_files) and _vnodes() == []
+    assert "not up" in run_contio("qos", "status", "--cluster", "ssh-x").stderr
+
+    Path("inventory.yaml").write_text(yaml.safe_dump(node_sshds))
+    up = run_contio("qos", "up", "--inventory", "inventory.yaml", "--cluster", "ssh",
+                    "--capacity", "20MB/s", "--policy", "static")  # fmt: skip
+    assert up.returncode == 0, up.stderr
+    deployment = Deployment.load("ssh")
+    try:
+        # Each host's agent was started by that host's sshd: it runs in the node's
+        # network namespace, detached, named in its PID file.
+        for node in nodes:
+            started = deployment.agents[f"node{node.index}"]
+            assert started.alive() and _same_netns(started.pid, node.netns)
+            assert started.pid != os.getpid()
+            assert PidFile(pid_files[node.index - 1]).running() == started
+        client = deployment.client
+        assert len(client.status()["nodes"]) == 6  # every brick disk reports
+        client.set_tenant("ta", 75)
+        client.set_tenant("tb", 25)
+
+        def synced() -> bool:  # every node's agent moved both tenants' bricks into VNodes
+            return all(f"qos-node{n.index}-{t}" in _vnodes() for n in nodes for t in ("ta", "tb"))
+
+        _until(synced, 15, "the remote agents made every node's VNodes")
+        parent = hierarchy.blkio_v1_root() / PARENT  # type: ignore[operator]
+        for node in nodes:
+            bricks = {b.pid for b in brick_processes(node.address) if b.volume == "ta"}
+            procs = (parent / f"qos-node{node.index}-ta" / "cgroup.procs").read_text().split()
+            assert bricks and bricks <= {int(p) for p in procs}
+    finally:
+        down = run_contio("qos", "down", "--cluster", "ssh")
+    assert down.returncode == 0, down.stderr
+    assert not any(s.alive() for s in deployment.agents.values())
+    assert not deployment.coordinator.alive()
+    assert _vnodes() == [] and not any(p.exists() for p in pid_files)
 
 
 EXPERIMENT = Path(__file__).resolve().parents[2] / "experiments" / "io-middleware.yaml"

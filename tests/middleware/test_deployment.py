@@ -6,10 +6,14 @@ cluster: tests/backends/test_gluster_middleware.py)."""
 from __future__ import annotations
 
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+import yaml
 
 from contio.backends.undo_journal import UndoJournal
+from contio.errors import QosConfigError
 from contio.gluster.local_cluster import cluster_root
 from contio.middleware import deployment
 from contio.middleware.deployment import Deployment, Started, process_start_time
@@ -42,3 +46,33 @@ def test_qos_down_stops_it_and_forgets_the_journal_entry(started):
     assert all(p.wait(timeout=20) == -15 for p in started)
     assert UndoJournal(cluster_root("fake") / "journal.json").find("qos-middleware") == []
     assert deployment.down("fake") is False  # nothing up any more
+
+
+def test_the_coordinators_address_for_an_inventory():
+    # Default: the address this machine reaches the first host from (no packet sent).
+    assert deployment._listen_address(None, "127.0.0.1") == ("127.0.0.1", None)
+    assert deployment._listen_address("10.0.0.5:24100", "x") == ("10.0.0.5", 24100)
+    assert deployment._listen_address("10.0.0.5", "x") == ("10.0.0.5", None)
+    for bad in ("10.0.0.5:http", ":80", "10.0.0.5:70000"):
+        with pytest.raises(QosConfigError, match="--listen"):
+            deployment._listen_address(bad, "x")
+
+
+def test_qos_up_refuses_bad_input_before_contacting_any_host(tmp_path, monkeypatch):
+    monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+
+    def contio(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "contio", "qos", "up", *args],
+                              capture_output=True, text=True, check=False)  # fmt: skip
+
+    no_inventory = contio("--listen", "10.0.0.5:24080")
+    assert no_inventory.returncode == 2 and "--listen: only with --inventory" in no_inventory.stderr
+    hosts = [{"host": f"root@192.0.2.{i}", "bricks": ["/data/d1"]} for i in (1, 2, 3)]
+    Path("hosts.yaml").write_text(yaml.safe_dump({"nodes": hosts, "contio_command": []}))
+    empty = contio("--inventory", "hosts.yaml")
+    assert empty.returncode == 2 and "contio_command" in empty.stderr
+    Path("hosts.yaml").write_text(yaml.safe_dump({"nodes": hosts}))
+    bad_policy = contio("--inventory", "hosts.yaml", "--policy", "fair")
+    assert bad_policy.returncode == 2 and "work-conserving" in bad_policy.stderr
+    assert not (tmp_path / "qos-inventories").exists()  # nothing started, nothing written

@@ -1,12 +1,14 @@
 """`contio qos …`: paper 004's I/O middleware on a Gluster cluster (docs/middleware.md).
 
 `up`/`down`/`status`/`set`/`remove`/`policy` are what users type; `coordinator` and
-`agent` are the two services `up` starts (and what a real cluster's hosts would run).
+`agent` are the two services `up` starts (on an inventory's hosts over SSH, with
+`calibrate` and `stop-agent`).
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -14,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from contio.cli.root import cli
+from contio.errors import QosConfigError
 from contio.middleware import deployment as middleware
 from contio.middleware import services
 from contio.qos.limits import parse_rate
@@ -34,10 +37,22 @@ def qos() -> None:
               show_default=True, help="How node bandwidth is divided among tenants.")  # fmt: skip
 @click.option("--capacity", help='Each node\'s bandwidth ("200MB/s"); default: measured '
               "with direct I/O on each node's brick disk.")  # fmt: skip
-def up(cluster: str, policy: str, capacity: str | None) -> None:
+@click.option("--inventory", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Real hosts (a gluster backend's SSH inventory): each host's agent is "
+              "started there over SSH; --cluster names this deployment.")  # fmt: skip
+@click.option("--listen", help="With --inventory: HOST[:PORT] the hosts reach the "
+              "coordinator at (default: this machine's address towards the first host).")  # fmt: skip
+def up(cluster: str, policy: str, capacity: str | None, inventory: Path | None,
+       listen: str | None) -> None:  # fmt: skip
     """Start the coordinator and one agent per node; wait until every agent reports."""
     bps = None if capacity is None else float(parse_rate("--capacity", capacity))
-    started = middleware.up(cluster, policy, bps)
+    if inventory is not None:
+        started = middleware.up_inventory(cluster, inventory, policy, bps, listen)
+    elif listen is not None:
+        raise QosConfigError("--listen", "only with --inventory (a local cluster's "
+                             "coordinator listens on its bridge)")  # fmt: skip
+    else:
+        started = middleware.up(cluster, policy, bps)
     click.echo(f"coordinator {started.url} (policy {started.policy})")
     for node, rate in started.capacity_bps.items():
         click.echo(f"agent {node}: capacity {rate / 1e6:.0f} MB/s")
@@ -118,3 +133,5 @@ def policy(cluster: str, name: str) -> None:
 # The two services, light to start (see contio.middleware.services).
 qos.add_command(services.coordinator)
 qos.add_command(services.agent)
+qos.add_command(services.stop_agent)
+qos.add_command(services.calibrate_disks)

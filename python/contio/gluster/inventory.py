@@ -7,6 +7,7 @@ Inventory (YAML):
         address: 10.0.0.11             # address peers and clients use (default: host's name)
         bricks: [/data/disk1, /data/disk2]   # directories on XFS file systems, one per disk
     ssh_options: ["-i", "/root/.ssh/id_ed25519"]
+    contio_command: [/opt/contio/bin/contio]   # contio on the nodes (`contio qos up` agents)
 
 contio does not format remote disks: brick directories must already be on XFS.
 Fault events stop a node with `pkill` of glusterd and glusterfsd, and start it again with
@@ -42,6 +43,9 @@ class Inventory(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     nodes: list[InventoryNode] = Field(min_length=3)
     ssh_options: list[str] = Field(default_factory=list)
+    contio_command: list[str] = Field(default_factory=lambda: ["contio"], min_length=1)
+    """How a node runs contio (the I/O middleware's agents run there): words, e.g.
+    `[sudo, /opt/contio/bin/contio]`."""
 
 
 def stop_argvs() -> list[list[str]]:

@@ -8,28 +8,39 @@ own sessions: they outlive the command, and `down` stops them (SIGTERM: an agent
 its VNodes on the way out). What `up` started is kept in `<cluster>/qos/deployment.json`
 with each process's start time, so `down` never signals a recycled PID.
 
-`up` checks everything it can before it changes anything (policy name, capacity), then
-waits for every agent's first report; an agent that does not report in time stops `up`
-with what its log says, and what was started is stopped again.
+On real hosts (`up_inventory`, an SSH inventory) the coordinator runs here, on an
+address the nodes reach, and each host's agent is started over SSH as a daemon
+(`contio qos agent --daemon`, the secret on its stdin); `down` stops each over SSH
+(`contio qos stop-agent`). Such a deployment is kept under `<state>/qos-inventories/`.
+
+`up` checks everything it can before it changes anything (policy name, capacity, on
+real hosts that every node runs contio over SSH), then waits for every agent's first
+report; an agent that does not report in time stops `up` with what its log says, and
+what was started is stopped again.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypeVar
 
+from contio.backends.interface import state_root
 from contio.backends.undo_journal import Entry, UndoJournal
 from contio.errors import MiddlewareError, QosConfigError, UsageError
+from contio.gluster.inventory import SshCluster
 from contio.gluster.local_cluster import LocalCluster, cluster_root
+from contio.gluster.node_access import SshNode
 from contio.middleware.auth import new_secret, read_secret
+from contio.middleware.daemon import Started, process_start_time, stop_process
 from contio.middleware.disk_names import disk_node, node_of
 from contio.middleware.http_api import CoordinatorClient
 from contio.qos.calibration import calibrate
@@ -37,8 +48,10 @@ from contio.qos.policy import POLICIES
 
 COORDINATOR_PORT = 24080
 START_TIMEOUT = 20.0
-STOP_TIMEOUT = 15.0
+SSH_TIMEOUT = 120.0
+"""Seconds one SSH command of `up`/`down` may take (a calibration reads 64 MiB)."""
 CALIBRATION_BYTES = 64 << 20
+T = TypeVar("T")
 
 
 class AgentsDidNotReport(MiddlewareError, UsageError):
@@ -46,15 +59,9 @@ class AgentsDidNotReport(MiddlewareError, UsageError):
     or the network need fixing before the middleware can run)."""
 
 
-@dataclass
-class Started:
-    """A process `up` started: its PID and start time (clock ticks since boot)."""
-
-    pid: int
-    start_time: int
-
-    def alive(self) -> bool:
-        return process_start_time(self.pid) == self.start_time
+class NodeUnreachable(MiddlewareError, UsageError):
+    """`contio qos up --inventory`: a node does not run contio over SSH (exit 2, before
+    anything was started anywhere)."""
 
 
 @dataclass
@@ -68,11 +75,13 @@ class Deployment:
     """Per brick disk, by its name at the coordinator (`disk_node`: node1, node1.d2, …)."""
     coordinator: Started
     agents: dict[str, Started]
-    """Per node: the process running its disks' agents."""
+    """Per node: the process running its disks' agents (on an inventory's host: there)."""
+    inventory: str | None = None
+    """The SSH inventory whose hosts run the agents; None on the local cluster."""
 
     @property
     def directory(self) -> Path:
-        return middleware_root(self.cluster)
+        return middleware_root(self.cluster, remote=self.inventory is not None)
 
     @property
     def client(self) -> CoordinatorClient:
@@ -86,8 +95,8 @@ class Deployment:
 
     @classmethod
     def load(cls, cluster: str) -> Deployment:
-        path = middleware_root(cluster) / "deployment.json"
-        if not path.exists():
+        path = _deployment_file(cluster)
+        if path is None:
             raise MiddlewareError(
                 f"the I/O middleware is not up on cluster '{cluster}' (run `contio qos up`)"
             )
@@ -97,9 +106,34 @@ class Deployment:
         return cls(**data)
 
 
-def middleware_root(cluster: str) -> Path:
-    """Where `up` keeps the secret, the coordinator's database, the logs and what it started."""
-    return cluster_root(cluster) / "qos"
+def middleware_root(cluster: str, remote: bool = False) -> Path:
+    """Where `up` keeps the secret, the coordinator's database, the logs and what it
+    started: in the local cluster's directory, or (`remote`: an SSH inventory's hosts) in
+    a directory of its own."""
+    return state_root() / "qos-inventories" / cluster if remote else cluster_root(cluster) / "qos"
+
+
+def _deployment_file(cluster: str) -> Path | None:
+    """The `deployment.json` of the middleware that is up under this name, if one is."""
+    for remote in (False, True):
+        path = middleware_root(cluster, remote) / "deployment.json"
+        if path.exists():
+            return path
+    return None
+
+
+def _check_settings(policy: str, capacity_bps: float | None) -> None:
+    if policy not in POLICIES:
+        raise QosConfigError("policy", f"must be one of {', '.join(POLICIES)}, not {policy!r}")
+    if capacity_bps is not None and not capacity_bps > 0:
+        raise QosConfigError("capacity", f"must be positive, not {capacity_bps!r}")
+
+
+def _refuse_second(cluster_name: str) -> None:
+    if _deployment_file(cluster_name) is not None:
+        raise MiddlewareError(
+            f"the I/O middleware is already up on '{cluster_name}' (`contio qos down` first)"
+        )
 
 
 def node_name(index: int) -> str:
@@ -108,16 +142,10 @@ def node_name(index: int) -> str:
 
 def up(cluster_name: str, policy: str, capacity_bps: float | None = None) -> Deployment:
     """Start the coordinator and every node's agent; return when each agent reported."""
-    if policy not in POLICIES:
-        raise QosConfigError("policy", f"must be one of {', '.join(POLICIES)}, not {policy!r}")
-    if capacity_bps is not None and not capacity_bps > 0:
-        raise QosConfigError("capacity", f"must be positive, not {capacity_bps!r}")
+    _check_settings(policy, capacity_bps)
     cluster = LocalCluster.open(cluster_name)
     directory = middleware_root(cluster_name)
-    if (directory / "deployment.json").exists():
-        raise MiddlewareError(
-            f"the I/O middleware is already up on '{cluster_name}' (`contio qos down` first)"
-        )
+    _refuse_second(cluster_name)
     directory.mkdir(parents=True, exist_ok=True)
     capacities = {
         disk_node(node_name(n.index), k): capacity_bps
@@ -145,10 +173,180 @@ def up(cluster_name: str, policy: str, capacity_bps: float | None = None) -> Dep
     return deployment
 
 
+def up_inventory(
+    name: str, inventory: Path, policy: str,
+    capacity_bps: float | None = None, listen: str | None = None,
+) -> Deployment:  # fmt: skip
+    """Start the coordinator here and an agent on every host of an SSH inventory (over
+    SSH, as daemons); return when each agent reported. `name` names the deployment for
+    the other `contio qos` commands; `listen` is HOST[:PORT] the hosts reach this machine
+    at (default: the address this machine reaches the first host from)."""
+    _check_settings(policy, capacity_bps)
+    cluster = SshCluster.load(inventory)
+    _refuse_second(name)
+    nodes = cluster.nodes()
+    host, port = _listen_address(listen, nodes[0].address)
+    command = cluster.inventory.contio_command
+    _check_nodes_run_contio(nodes, command)
+    bricks = cluster.brick_roots()
+    capacities = {
+        disk_node(node_name(i), k): rate
+        for i, rates in enumerate(_capacities(nodes, command, bricks, capacity_bps), start=1)
+        for k, rate in enumerate(rates, start=1)
+    }
+    directory = middleware_root(name, remote=True)
+    secret = new_secret(directory / "secret")
+    url = f"http://{host}:{port or _free_port(host)}"
+    deployment = Deployment(name, url, policy, capacities, Started(0, 0), {},
+                            inventory=str(inventory.resolve()))  # fmt: skip
+    try:
+        deployment.coordinator = _start_coordinator(deployment, secret)
+        deployment.client.set_policy(policy)
+
+        def start(index: int) -> None:
+            started = _start_remote_agent(deployment, index, nodes[index - 1], command,
+                                          bricks[index - 1], secret)  # fmt: skip
+            deployment.agents[node_name(index)] = started
+
+        try:
+            _on_every_node(start, range(1, len(nodes) + 1))
+        finally:
+            deployment.save()  # what did start, so a failure below stops it
+        _wait_for_reports(deployment)
+    except BaseException:
+        _stop_all(deployment)
+        raise
+    return deployment
+
+
+def _listen_address(listen: str | None, first_node: str) -> tuple[str, int | None]:
+    """HOST and PORT (None: the usual one if free) for the coordinator."""
+    if listen is None:
+        # The address this machine sends from towards the node (no packet is sent).
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            try:
+                probe.connect((first_node, 9))
+            except OSError as exc:
+                raise QosConfigError(
+                    "--listen", f"no route to {first_node} ({exc}): give HOST:PORT the nodes reach"
+                ) from None
+            return str(probe.getsockname()[0]), None
+    host, sep, port = listen.rpartition(":")
+    if not sep:
+        return listen, None
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise QosConfigError("--listen", f"must be HOST or HOST:PORT, not {listen!r}")
+    return host, int(port)
+
+
+def _on_every_node(work: Callable[[int], T], indexes: Sequence[int]) -> list[T]:
+    """`work(i)` for every node index at once (each is an SSH round trip); the first
+    failure is raised once all have ended."""
+    with ThreadPoolExecutor(max_workers=max(1, len(indexes))) as pool:
+        futures = [pool.submit(work, i) for i in indexes]
+    return [f.result() for f in futures]
+
+
+def _ssh(node: SshNode, argv: list[str], stdin: str | None = None) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(node.argv(argv), input=stdin, capture_output=True, text=True,
+                              timeout=SSH_TIMEOUT, check=False)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(argv, 255, "", f"no answer in {SSH_TIMEOUT:.0f} s")
+
+
+def _failure(proc: subprocess.CompletedProcess) -> str:
+    lines = (proc.stderr or proc.stdout or "").strip().splitlines()
+    return lines[-1] if lines else f"exit {proc.returncode}"
+
+
+def _check_nodes_run_contio(nodes: Sequence[SshNode], command: list[str]) -> None:
+    """Every host answers over SSH and has contio; else exit 2 naming each that does not."""
+
+    def probe(index: int) -> str | None:
+        proc = _ssh(nodes[index - 1], [*command, "--version"])
+        if proc.returncode == 0:
+            return None
+        return f"node {index} ({nodes[index - 1].ssh_target}): {_failure(proc)}"
+
+    problems = [p for p in _on_every_node(probe, range(1, len(nodes) + 1)) if p]
+    if problems:
+        raise NodeUnreachable(
+            f"inventory.nodes: cannot run `{' '.join(command)}` over SSH on "
+            + "; ".join(problems)
+            + " (check ssh_options, and contio_command: contio must be installed there)"
+        )
+
+
+def _capacities(
+    nodes: Sequence[SshNode], command: list[str], bricks: list[list[str]], given: float | None
+) -> list[list[float]]:
+    """Per node, per brick disk: the given capacity, or each disk measured there."""
+    if given is not None:
+        return [[given] * len(disks) for disks in bricks]
+
+    def measure(index: int) -> list[float]:
+        disks = [w for d in bricks[index - 1] for w in ("--disk", d)]
+        proc = _ssh(nodes[index - 1], [*command, "qos", "calibrate", "--bytes",
+                                       str(CALIBRATION_BYTES), *disks])  # fmt: skip
+        if proc.returncode != 0:
+            raise MiddlewareError(f"calibrating node {index}'s disks failed: {_failure(proc)}")
+        return [float(rate) for rate in json.loads(proc.stdout.strip().splitlines()[-1])]
+
+    return _on_every_node(measure, range(1, len(nodes) + 1))
+
+
+def _start_remote_agent(
+    deployment: Deployment, index: int, node: SshNode, command: list[str],
+    disks: list[str], secret: str,
+) -> Started:  # fmt: skip
+    """`contio qos agent --daemon` on the node's host, its secret on stdin."""
+    name = node_name(index)
+    per_disk = []
+    for k, disk in enumerate(disks, start=1):
+        per_disk += [
+            "--disk",
+            disk,
+            "--capacity",
+            str(int(deployment.capacity_bps[disk_node(name, k)])),
+        ]
+    argv = [
+        *command, "qos", "agent", "--daemon", "--node", name, "--address", node.address,
+        *per_disk, "--coordinator", deployment.url, "--secret-file", "-",
+    ]  # fmt: skip
+    proc = _ssh(node, argv, stdin=secret + "\n")
+    if proc.returncode != 0:
+        raise MiddlewareError(f"the agent of {name} ({node.ssh_target}) did not start: "
+                              f"{_failure(proc)}")  # fmt: skip
+    return Started(**json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def _stop_remote_agents(deployment: Deployment) -> None:
+    """`contio qos stop-agent` on every host that runs one; a host that cannot be reached
+    is named (its agent keeps its last shares, fail-static, until stopped there)."""
+    assert deployment.inventory is not None
+    cluster = SshCluster.load(Path(deployment.inventory))
+    nodes, command = cluster.nodes(), cluster.inventory.contio_command
+    names = sorted(deployment.agents)
+
+    def stop(i: int) -> str | None:
+        index = int(names[i].removeprefix("node"))
+        proc = _ssh(nodes[index - 1], [*command, "qos", "stop-agent", "--node", names[i]])
+        return None if proc.returncode == 0 else f"{names[i]}: {_failure(proc)}"
+
+    problems = [p for p in _on_every_node(stop, range(len(names))) if p]
+    if problems:
+        raise MiddlewareError("could not stop the agent(s) of " + "; ".join(problems))
+
+
 def down(cluster_name: str) -> bool:
     """Stop every agent (they remove their VNodes), then the coordinator. False when the
     middleware was not up. Configuration (tenants, policy) stays for the next `up`."""
-    was_up = (middleware_root(cluster_name) / "deployment.json").exists()
+    found = _deployment_file(cluster_name)
+    if found is not None and found.parent == middleware_root(cluster_name, remote=True):
+        _stop_all(Deployment.load(cluster_name))  # an inventory's: no local journal
+        return True
+    was_up = found is not None
     journal = UndoJournal(cluster_root(cluster_name) / "journal.json")
     entries = journal.find("qos-middleware")
     for entry in entries:
@@ -226,12 +424,18 @@ def _wait_for_reports(deployment: Deployment) -> None:
         if not missing:
             return
         if time.monotonic() > deadline:
-            details = "; ".join(f"{n}: {_tail(_agent_log(deployment, n))}" for n in missing)
+            details = "; ".join(f"{n}: {_agent_log_tail(deployment, n)}" for n in missing)
             raise AgentsDidNotReport(
                 f"agent(s) {', '.join(missing)} did not report to the coordinator at "
                 f"{deployment.url} within {START_TIMEOUT:.0f} s ({details})"
             )
         time.sleep(0.2)
+
+
+def _agent_log_tail(deployment: Deployment, disk: str) -> str:
+    if deployment.inventory is not None:  # on the host, beside its PID file
+        return f"see qos-agents/{node_of(disk)}.log in contio's state directory there"
+    return _tail(_agent_log(deployment, disk))
 
 
 def _agent_log(deployment: Deployment, disk: str) -> Path:
@@ -241,35 +445,15 @@ def _agent_log(deployment: Deployment, disk: str) -> Path:
 
 def _stop_all(deployment: Deployment) -> None:
     """SIGTERM the agents, wait for them (they clean up), then the coordinator."""
-    for started in [*deployment.agents.values(), deployment.coordinator]:
-        _stop(started)
-    (deployment.directory / "deployment.json").unlink(missing_ok=True)
-
-
-def _stop(started: Started) -> None:
-    if not started.pid or not started.alive():
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(started.pid, signal.SIGTERM)
-    deadline = time.monotonic() + STOP_TIMEOUT
-    while started.alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if started.alive():
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(started.pid, signal.SIGKILL)
-
-
-def process_start_time(pid: int) -> int | None:
-    """When `pid` started (clock ticks since boot; None once it has exited): with the PID,
-    it names one process, never a later one that was given the same PID."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()
-    if fields[0] == "Z":
-        return None  # a zombie has exited
-    return int(fields[19])  # field 22 of proc(5), counted after the command name
+        if deployment.inventory is not None:
+            _stop_remote_agents(deployment)  # kept on record when a host cannot be reached
+        else:
+            for started in deployment.agents.values():
+                stop_process(started)
+    finally:
+        stop_process(deployment.coordinator)
+    (deployment.directory / "deployment.json").unlink(missing_ok=True)
 
 
 def _free_port(host: str) -> int:

@@ -3,12 +3,16 @@
 `contio qos coordinator|agent` are these commands; `contio qos up` starts them as
 `python -m contio.middleware.services …`, which imports only the middleware (about a
 second) instead of the whole CLI (about four, on a busy two-core machine, times one
-process per node).
+process per node). On the hosts of an SSH inventory `up` runs `contio qos calibrate`,
+`contio qos agent --daemon` and `contio qos stop-agent` over SSH, with the cluster's
+secret on the agent's stdin (never on a command line, where `ps` would show it).
 """
 
 from __future__ import annotations
 
+import json
 import signal
+import sys
 import threading
 from pathlib import Path
 
@@ -16,14 +20,18 @@ import click
 
 from contio.errors import QosConfigError
 from contio.exit_codes import run_command
-from contio.middleware.agent import AgentConfig, NodeAgent, run_agents
+from contio.middleware.agent import AgentConfig, NodeAgent, agents_root, run_agents
 from contio.middleware.auth import read_secret
 from contio.middleware.coordinator import Coordinator
+from contio.middleware.daemon import PidFile, detach, stop_process
 from contio.middleware.disk_names import disk_node
 from contio.middleware.http_api import CoordinatorServer
 from contio.middleware.store import Store
+from contio.qos.calibration import CALIBRATION_BYTES, calibrate
 from contio.qos.device import resolve
 from contio.qos.limits import parse_rate
+
+STDIN = Path("-")
 
 
 @click.group()
@@ -73,12 +81,16 @@ def coordinator(listen: str, state: Path, secret_file: Path, interval: float) ->
               help='The disk\'s bandwidth, e.g. "200MB/s": one for every disk, or one '
               "per --disk in the same order.")  # fmt: skip
 @click.option("--coordinator", "url", required=True, help="http://HOST:PORT")
-@click.option("--secret-file", type=click.Path(path_type=Path), required=True)
+@click.option("--secret-file", type=click.Path(path_type=Path), required=True,
+              help="The cluster's secret; - reads it from stdin.")  # fmt: skip
 @click.option("--interval", type=float, default=0.5, show_default=True)
 @click.option("--volume", "volumes", multiple=True, metavar="TENANT=VOLUME",
               help="A tenant whose volume is not named after it. Repeatable.")  # fmt: skip
+@click.option("--daemon", is_flag=True, help="Detach once the agents are made; print the "
+              "daemon's PID and start time as JSON (`contio qos stop-agent` stops it).")  # fmt: skip
 def agent(node: str, address: str, disks: tuple[Path, ...], capacities: tuple[str, ...],
-          url: str, secret_file: Path, interval: float, volumes: tuple[str, ...]) -> None:  # fmt: skip
+          url: str, secret_file: Path, interval: float, volumes: tuple[str, ...],
+          daemon: bool) -> None:  # fmt: skip
     """Run a node's agents, one per brick disk (started by `contio qos up`), until
     SIGTERM; then remove their VNodes."""
     mapping = {}
@@ -96,7 +108,9 @@ def agent(node: str, address: str, disks: tuple[Path, ...], capacities: tuple[st
     devices = [resolve(disk) for disk in disks]
     if len(set(devices)) != len(devices):
         raise QosConfigError("--disk", "names the same disk twice")
-    secret = read_secret(secret_file)
+    secret = sys.stdin.readline().strip() if secret_file == STDIN else read_secret(secret_file)
+    if not secret:
+        raise QosConfigError("--secret-file", "the secret is empty")
     configs = [
         AgentConfig(
             disk_node(node, k), address, device, rates[k - 1],
@@ -105,16 +119,53 @@ def agent(node: str, address: str, disks: tuple[Path, ...], capacities: tuple[st
         )
         for k, device in enumerate(devices, start=1)
     ]  # fmt: skip
+    pid_file = PidFile(agents_root() / f"{node}.pid")
+    tell = detach(pid_file, agents_root() / f"{node}.log") if daemon else None
     stop = _until_signal()
     agents: list[NodeAgent] = []
     try:
         for config in configs:
             agents.append(NodeAgent(config))
-    except BaseException:
+    except BaseException as exc:
         for made in agents:
             made.close()
+        if tell is not None:
+            tell(str(exc))
         raise
-    run_agents(agents, stop.is_set)
+    if tell is not None:
+        tell(None)
+    try:
+        run_agents(agents, stop.is_set)
+    finally:
+        if daemon:
+            pid_file.remove_own()
+
+
+@services.command(name="stop-agent")
+@click.option("--node", required=True, help="The node whose detached agent to stop.")
+def stop_agent(node: str) -> None:
+    """Stop a node's agent started with --daemon (SIGTERM: it removes its VNodes)."""
+    pid_file = PidFile(agents_root() / f"{node}.pid")
+    started = pid_file.running()
+    if started is None:
+        pid_file.path.unlink(missing_ok=True)  # a killed agent's: it names no one now
+        click.echo(f"the agent of {node} is not running")
+        return
+    if stop_process(started):
+        click.echo(f"the agent of {node} stopped (PID {started.pid})")
+    else:
+        pid_file.path.unlink(missing_ok=True)
+        click.echo(f"the agent of {node} did not stop in time and was killed: run "
+                   "`contio cleanup` on this host for the VNodes it left")  # fmt: skip
+
+
+@services.command(name="calibrate")
+@click.option("--disk", "disks", type=click.Path(exists=True, path_type=Path), required=True,
+              multiple=True, help="A path on a brick disk. Repeatable.")  # fmt: skip
+@click.option("--bytes", "size", type=int, default=CALIBRATION_BYTES, show_default=True)
+def calibrate_disks(disks: tuple[Path, ...], size: int) -> None:
+    """Measure each disk's direct-I/O read bandwidth; print them as a JSON list (bytes/s)."""
+    click.echo(json.dumps([calibrate(disk, size).read_bps for disk in disks]))
 
 
 def main() -> None:
