@@ -73,6 +73,11 @@ def test_qos_up_refuses_bad_input_before_contacting_any_host(tmp_path, monkeypat
     empty = contio("--inventory", "hosts.yaml")
     assert empty.returncode == 2 and "contio_command" in empty.stderr
     Path("hosts.yaml").write_text(yaml.safe_dump({"nodes": hosts}))
+    named = contio("--inventory", "hosts.yaml", "--cluster", "../prod")
+    assert named.returncode == 2 and "--cluster: must match" in named.stderr
+    cluster_root("contio").mkdir(parents=True)  # a local cluster of the default name
+    taken = contio("--inventory", "hosts.yaml")
+    assert taken.returncode == 2 and "--cluster: 'contio' is a local cluster" in taken.stderr
     bad_policy = contio("--inventory", "hosts.yaml", "--policy", "fair")
     assert bad_policy.returncode == 2 and "work-conserving" in bad_policy.stderr
     assert not (tmp_path / "qos-inventories").exists()  # nothing started, nothing written

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -51,6 +52,8 @@ START_TIMEOUT = 20.0
 SSH_TIMEOUT = 120.0
 """Seconds one SSH command of `up`/`down` may take (a calibration reads 64 MiB)."""
 CALIBRATION_BYTES = 64 << 20
+INVENTORY_NAME = r"[a-z][a-z0-9-]{0,31}"
+"""The name an inventory's deployment is kept and found under (`--cluster`)."""
 T = TypeVar("T")
 
 
@@ -182,6 +185,16 @@ def up_inventory(
     the other `contio qos` commands; `listen` is HOST[:PORT] the hosts reach this machine
     at (default: the address this machine reaches the first host from)."""
     _check_settings(policy, capacity_bps)
+    if not re.fullmatch(INVENTORY_NAME, name):
+        raise QosConfigError(
+            "--cluster", f"must match {INVENTORY_NAME} (a directory's name), not {name!r}"
+        )
+    if LocalCluster.exists(name):
+        # Runs on that cluster would take this deployment for its own.
+        raise QosConfigError(
+            "--cluster", f"'{name}' is a local cluster's name: give the inventory's "
+            "deployment a name of its own"
+        )  # fmt: skip
     cluster = SshCluster.load(inventory)
     _refuse_second(name)
     nodes = cluster.nodes()
