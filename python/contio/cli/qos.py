@@ -23,7 +23,8 @@ from contio.qos.limits import parse_rate
 from contio.qos.policy import POLICIES
 
 CLUSTER = click.option("--cluster", default="contio", show_default=True,
-                       help="The local cluster (`contio cluster up --name`).")  # fmt: skip
+                       help="The local cluster (`contio cluster up --name`), or the name "
+                       "given to an inventory's middleware at `up --inventory`.")  # fmt: skip
 
 
 @cli.group()
