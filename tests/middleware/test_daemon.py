@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from contio.backends import leftovers
 from contio.middleware.daemon import PidFile, Started, stop_process
 
 SERVICE = """
@@ -67,3 +68,18 @@ def test_a_pid_file_naming_an_exited_process_names_no_one(tmp_path):
     assert pid_file.read() == Started(int(gone.stdout), 12345)
     assert pid_file.running() is None
     assert stop_process(Started(int(gone.stdout), 12345))  # nothing to stop, nothing signalled
+
+
+def test_cleanup_removes_the_pid_file_of_a_killed_agent_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    killed = PidFile(tmp_path / "qos-agents" / "node1.pid")
+    killed.path.parent.mkdir()
+    killed.path.write_text(f"{gone.stdout.strip()} 12345\n")
+    running = PidFile(tmp_path / "qos-agents" / "node2.pid")
+    running.write_own()  # this process: alive
+    found = [f for f in leftovers.find() if f.kind == "qos-agent-pid"]
+    assert [f.name for f in found] == ["node1"]
+    leftovers.remove(found[0])
+    assert not killed.path.exists() and running.path.exists()

@@ -32,6 +32,7 @@ from contio.backends.undo_journal import UndoJournal, describe_entry
 from contio.containers.sweep import dead_runs, remove_dead
 from contio.errors import BackendError
 from contio.gluster import local_cluster
+from contio.middleware.daemon import PidFile
 
 if TYPE_CHECKING:
     import docker
@@ -46,12 +47,13 @@ class Leftover:
     or one experiment's Docker resources."""
 
     kind: str
-    """"docker", "backend", "qos-agent" (a node agent's VNodes), "data-dir" or "cluster"."""
+    """"docker", "backend", "qos-agent" (a node agent's VNodes), "qos-agent-pid" (a killed
+    detached agent's PID file), "data-dir" or "cluster"."""
     name: str
     """The experiment, the backend instance (`striped-1a2b3c4d`), the directory's or the
     cluster's name."""
     path: Path | None
-    """Its directory (None for Docker resources)."""
+    """Its directory or file (None for Docker resources)."""
     resources: list[str]
     """What it still holds, one line each."""
 
@@ -72,6 +74,9 @@ def find(
     for workdir in sorted((state_root() / "qos-agents").glob("*/")):
         if not owner_alive(workdir):
             found.append(Leftover("qos-agent", workdir.name, workdir, _resources(workdir)))
+    for pid_file in sorted((state_root() / "qos-agents").glob("*.pid")):
+        if PidFile(pid_file).running() is None:  # a killed daemon's: it names no one now
+            found.append(Leftover("qos-agent-pid", pid_file.stem, pid_file, []))
     for directory in _dead_data_dirs([Path(tempfile.gettempdir()), *data_bases]):
         children = sorted(p.name for p in directory.iterdir() if p.name != OWNER_LOCK)
         found.append(Leftover("data-dir", directory.name, directory, children))
@@ -91,7 +96,10 @@ def remove(leftover: Leftover, client: docker.DockerClient | None = None) -> Non
     if leftover.kind == "cluster":
         local_cluster.down(leftover.name)
         return
-    assert leftover.path is not None  # every other kind is a directory
+    assert leftover.path is not None  # every other kind is a file or a directory
+    if leftover.kind == "qos-agent-pid":
+        leftover.path.unlink(missing_ok=True)
+        return
     if leftover.kind in ("backend", "qos-agent"):
         UndoJournal(leftover.path / "journal.json").undo_all()
     shutil.rmtree(leftover.path, ignore_errors=True)
