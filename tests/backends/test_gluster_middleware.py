@@ -214,15 +214,14 @@ def test_qos_up_starts_each_hosts_agent_over_ssh_and_down_stops_it(
     gluster_cluster, tenant_volumes, node_sshds, run_contio, tmp_path, monkeypatch, state_dir
 ):
     monkeypatch.chdir(tmp_path)  # relative inventory paths, as a user types them
-    nodes = LocalCluster.open(gluster_cluster).state.nodes
+    local = LocalCluster.open(gluster_cluster).state
+    nodes = local.nodes
     pid_files = [state_dir / "qos-agents" / f"node{n.index}.pid" for n in nodes]
 
     # A host that does not answer (no sshd on the bridge's host side): exit 2 naming it,
     # before anything starts anywhere.
     unreachable = json.loads(json.dumps(node_sshds))
-    unreachable["nodes"][2]["host"] = (
-        f"root@{LocalCluster.open(gluster_cluster).state.host_address}"
-    )
+    unreachable["nodes"][2]["host"] = f"root@{local.host_address}"
     Path("unreachable.yaml").write_text(yaml.safe_dump(unreachable))
     refused = run_contio("qos", "up", "--inventory", "unreachable.yaml", "--cluster", "ssh-x",
                          "--capacity", "20MB/s")  # fmt: skip

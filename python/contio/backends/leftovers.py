@@ -71,10 +71,11 @@ def find(
     for workdir in sorted((state_root() / "backends").glob("*/")):
         if not owner_alive(workdir):
             found.append(Leftover("backend", workdir.name, workdir, _resources(workdir)))
-    for workdir in sorted((state_root() / "qos-agents").glob("*/")):
+    agents = state_root() / "qos-agents"
+    for workdir in sorted(agents.glob("*/")):
         if not owner_alive(workdir):
             found.append(Leftover("qos-agent", workdir.name, workdir, _resources(workdir)))
-    for pid_file in sorted((state_root() / "qos-agents").glob("*.pid")):
+    for pid_file in sorted(agents.glob("*.pid")):
         if PidFile(pid_file).running() is None:  # a killed daemon's: it names no one now
             found.append(Leftover("qos-agent-pid", pid_file.stem, pid_file, []))
     for directory in _dead_data_dirs([Path(tempfile.gettempdir()), *data_bases]):

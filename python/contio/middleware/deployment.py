@@ -315,18 +315,8 @@ def _start_remote_agent(
 ) -> Started:  # fmt: skip
     """`contio qos agent --daemon` on the node's host, its secret on stdin."""
     name = node_name(index)
-    per_disk = []
-    for k, disk in enumerate(disks, start=1):
-        per_disk += [
-            "--disk",
-            disk,
-            "--capacity",
-            str(int(deployment.capacity_bps[disk_node(name, k)])),
-        ]
-    argv = [
-        *command, "qos", "agent", "--daemon", "--node", name, "--address", node.address,
-        *per_disk, "--coordinator", deployment.url, "--secret-file", "-",
-    ]  # fmt: skip
+    arguments = _agent_arguments(deployment, name, node.address, disks, "-")
+    argv = [*command, "qos", *arguments, "--daemon"]
     proc = _ssh(node, argv, stdin=secret + "\n")
     if proc.returncode != 0:
         raise MiddlewareError(f"the agent of {name} ({node.ssh_target}) did not start: "
@@ -340,14 +330,14 @@ def _stop_remote_agents(deployment: Deployment) -> None:
     assert deployment.inventory is not None
     cluster = SshCluster.load(Path(deployment.inventory))
     nodes, command = cluster.nodes(), cluster.inventory.contio_command
-    names = sorted(deployment.agents)
+    running = [i for i in range(1, len(nodes) + 1) if node_name(i) in deployment.agents]
 
-    def stop(i: int) -> str | None:
-        index = int(names[i].removeprefix("node"))
-        proc = _ssh(nodes[index - 1], [*command, "qos", "stop-agent", "--node", names[i]])
-        return None if proc.returncode == 0 else f"{names[i]}: {_failure(proc)}"
+    def stop(index: int) -> str | None:
+        name = node_name(index)
+        proc = _ssh(nodes[index - 1], [*command, "qos", "stop-agent", "--node", name])
+        return None if proc.returncode == 0 else f"{name}: {_failure(proc)}"
 
-    problems = [p for p in _on_every_node(stop, range(len(names))) if p]
+    problems = [p for p in _on_every_node(stop, running) if p]
     if problems:
         raise MiddlewareError("could not stop the agent(s) of " + "; ".join(problems))
 
@@ -355,11 +345,10 @@ def _stop_remote_agents(deployment: Deployment) -> None:
 def down(cluster_name: str) -> bool:
     """Stop every agent (they remove their VNodes), then the coordinator. False when the
     middleware was not up. Configuration (tenants, policy) stays for the next `up`."""
-    found = _deployment_file(cluster_name)
-    if found is not None and found.parent == middleware_root(cluster_name, remote=True):
-        _stop_all(Deployment.load(cluster_name))  # an inventory's: no local journal
+    was_up = _deployment_file(cluster_name) is not None
+    if was_up and (deployment := Deployment.load(cluster_name)).inventory is not None:
+        _stop_all(deployment)  # an inventory's: no local cluster, no journal
         return True
-    was_up = found is not None
     journal = UndoJournal(cluster_root(cluster_name) / "journal.json")
     entries = journal.find("qos-middleware")
     for entry in entries:
@@ -406,17 +395,26 @@ def _start_agent(
     deployment: Deployment, name: str, netns: str, address: str, disks: list[str]
 ) -> Started:
     """One process for the node, an agent per brick disk in it (`run_agents`)."""
+    argv = [
+        "nsenter", f"--net=/run/netns/{netns}", "--",
+        sys.executable, "-m", "contio.middleware.services",
+        *_agent_arguments(deployment, name, address, disks, str(deployment.directory / "secret")),
+    ]  # fmt: skip
+    return _spawn(argv, _agent_log(deployment, name))
+
+
+def _agent_arguments(
+    deployment: Deployment, name: str, address: str, disks: list[str], secret_file: str
+) -> list[str]:
+    """`agent …` for node `name`: each brick disk with its capacity, the coordinator."""
     per_disk = []
     for k, disk in enumerate(disks, start=1):
         capacity = int(deployment.capacity_bps[disk_node(name, k)])
         per_disk += ["--disk", disk, "--capacity", str(capacity)]
-    argv = [
-        "nsenter", f"--net=/run/netns/{netns}", "--",
-        sys.executable, "-m", "contio.middleware.services", "agent", "--node", name, "--address", address,
-        *per_disk, "--coordinator", deployment.url,
-        "--secret-file", str(deployment.directory / "secret"),
+    return [
+        "agent", "--node", name, "--address", address, *per_disk,
+        "--coordinator", deployment.url, "--secret-file", secret_file,
     ]  # fmt: skip
-    return _spawn(argv, _agent_log(deployment, name))
 
 
 def _spawn(argv: list[str], log: Path) -> Started:

@@ -119,8 +119,8 @@ def agent(node: str, address: str, disks: tuple[Path, ...], capacities: tuple[st
         )
         for k, device in enumerate(devices, start=1)
     ]  # fmt: skip
-    pid_file = PidFile(agents_root() / f"{node}.pid")
-    tell = detach(pid_file, agents_root() / f"{node}.log") if daemon else None
+    pid_file = _daemon_pid_file(node)
+    tell = detach(pid_file, pid_file.path.with_suffix(".log")) if daemon else None
     stop = _until_signal()
     agents: list[NodeAgent] = []
     try:
@@ -141,11 +141,16 @@ def agent(node: str, address: str, disks: tuple[Path, ...], capacities: tuple[st
             pid_file.remove_own()
 
 
+def _daemon_pid_file(node: str) -> PidFile:
+    """A detached agent's PID file (`<state>/qos-agents/NODE.pid`, its log beside it)."""
+    return PidFile(agents_root() / f"{node}.pid")
+
+
 @services.command(name="stop-agent")
 @click.option("--node", required=True, help="The node whose detached agent to stop.")
 def stop_agent(node: str) -> None:
     """Stop a node's agent started with --daemon (SIGTERM: it removes its VNodes)."""
-    pid_file = PidFile(agents_root() / f"{node}.pid")
+    pid_file = _daemon_pid_file(node)
     started = pid_file.running()
     if started is None:
         pid_file.path.unlink(missing_ok=True)  # a killed agent's: it names no one now
