@@ -19,7 +19,8 @@ delivers uncontrolled (from the loop device's own counters, `/sys/block/*/stat`)
 - overhead: every node's disk bytes with the middleware (work-conserving, all busy)
   against uncontrolled;
 - protection: a reader of ta paced at 40 % of each disk, its p99 completion latency beside two
-  greedy tenants (work-conserving, priorities 80 : 10 : 10) against alone;
+  greedy tenants (work-conserving, priorities 80 : 10 : 10) against alone, pooled over
+  rounds in alternating order; the peer is the same with no middleware;
 - reaction: a priority change through the coordinator's API, until every node's share
   in force has changed.
 """
@@ -32,6 +33,7 @@ import re
 import signal
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -61,7 +63,15 @@ FILE_MIB = 64
 FILES_PER_NODE = 2
 WINDOW_S = 8
 SETTLE_S = 3
-PROTECTION_WINDOWS = 3
+PROTECTION_ROUNDS = 3
+"""Rounds of (alone, beside greedy) for the protection goal: a p99 of one short run moved
+from 55 to 171 ms alone between runs of the same code (a few stalls of ~180 ms decide it),
+so each side pools its requests over rounds in alternating order."""
+PROTECTION_SECONDS = 12
+"""Seconds of one protection measurement at full scale (720 requests of the paced reader)."""
+PROTECTION_GOAL = 1.5
+"""The paced reader's p99 beside the greedy tenants, at most this many times its p99 alone."""
+"""Seconds of one protection measurement at full scale (720 requests of the paced reader)."""
 MB = 1e6
 
 
@@ -115,7 +125,7 @@ class Readers:
         job = out.with_suffix(".fio")
         job.write_text("\n".join(lines) + "\n")
         self.out = out
-        argv = ["fio", "--output-format=json", f"--output={out}", str(job)]
+        argv = ["fio", "--output-format=json+", f"--output={out}", str(job)]
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def stop(self) -> None:
@@ -127,20 +137,32 @@ class Readers:
             self.proc.kill()
             self.proc.wait()
 
-    def p99_ms(self) -> float | None:
-        """The p99 completion latency over all its jobs' reads (`group_reporting`: one
-        percentile over every request, not the worst of each job's few hundred)."""
+    def latency_bins(self) -> Counter[int]:
+        """Every read's completion latency, as fio's histogram (`json+`: bucket in ns →
+        count), over all its jobs; empty when fio wrote no report."""
         try:
             text = self.out.read_text()
             doc = json.loads(text[text.index("{") :])
         except (OSError, ValueError):
-            return None
-        values = [
-            float(job["read"]["clat_ns"]["percentile"]["99.000000"]) / 1e6
-            for job in doc["jobs"]
-            if job["read"].get("clat_ns", {}).get("percentile")
-        ]
-        return max(values) if values else None
+            return Counter()
+        bins: Counter[int] = Counter()
+        for job in doc["jobs"]:
+            for ns, count in job["read"].get("clat_ns", {}).get("bins", {}).items():
+                bins[int(ns)] += count
+        return bins
+
+
+def percentile_ms(bins: Counter[int], q: float) -> float | None:
+    """The q-th percentile (0-100) of a latency histogram, in ms; None when it is empty."""
+    total = sum(bins.values())
+    if not total:
+        return None
+    rank, seen = q / 100 * total, 0
+    for ns in sorted(bins):
+        seen += bins[ns]
+        if seen >= rank:
+            return ns / 1e6
+    return max(bins) / 1e6
 
 
 @contextmanager
@@ -369,23 +391,62 @@ def _reservation_rows(bench: Bench) -> list[Row]:
                 100 * got / reservation, goal="≥ 95 %", passed=got >= 0.95 * reservation)]  # fmt: skip
 
 
+def _paced_latencies(bench: Bench, tag: str) -> tuple[Counter[int], Counter[int]]:
+    """The paced reader's latencies alone and beside tb and tc reading greedily, pooled
+    over PROTECTION_ROUNDS rounds whose order alternates (alone first, then beside first),
+    so neither side is always the one that runs later."""
+    seconds = PROTECTION_SECONDS * bench.seconds // WINDOW_S
+    alone: Counter[int] = Counter()
+    beside: Counter[int] = Counter()
+    for k in range(PROTECTION_ROUNDS):
+        for crowded in (False, True) if k % 2 == 0 else (True, False):
+            out = bench.scratch / f"{tag}-{k}-{'beside' if crowded else 'alone'}.json"
+            if not crowded:
+                time.sleep(1)  # the greedy readers' last requests drain
+                reader = Readers(bench.tenants[0], out, seconds, PACED_RATE)
+                reader.proc.wait()
+                alone += reader.latency_bins()
+                continue
+            greedy_s = seconds + 2 * SETTLE_S
+            with _reading(bench.tenants[1:], bench.scratch, f"{tag}-{k}-greedy", greedy_s):
+                time.sleep(SETTLE_S)
+                reader = Readers(bench.tenants[0], out, seconds, PACED_RATE)
+                reader.proc.wait()
+            beside += reader.latency_bins()
+    return alone, beside
+
+
 def _protection_rows(bench: Bench) -> list[Row]:
     settings = {"ta": {"priority": 80}, "tb": {"priority": 10}, "tc": {"priority": 10}}
-    seconds = PROTECTION_WINDOWS * bench.seconds  # a p99 needs thousands of requests
     with bench.middleware("work-conserving", settings):
-        alone = Readers(bench.tenants[0], bench.scratch / "alone.json", seconds, PACED_RATE)
-        alone.proc.wait()
-        with _reading(bench.tenants[1:], bench.scratch, "greedy", seconds + 2 * SETTLE_S):
-            time.sleep(SETTLE_S)
-            shared = Readers(bench.tenants[0], bench.scratch / "shared.json", seconds, PACED_RATE)
-            shared.proc.wait()
-    p_alone, p_shared = alone.p99_ms(), shared.p99_ms()
-    ratio = p_shared / p_alone if p_alone and p_shared else None
+        controlled = _paced_latencies(bench, "protect-wc")
+    uncontrolled = _paced_latencies(bench, "protect-none")
+    alone, beside = (percentile_ms(c, 99) for c in controlled)
+    peer_alone, peer_beside = (percentile_ms(c, 99) for c in uncontrolled)
+    ratio = beside / alone if alone and beside else None
+    peer_ratio = peer_beside / peer_alone if peer_alone and peer_beside else None
+    for side, bins in zip(("work-conserving", "none"), (controlled, uncontrolled), strict=True):
+        for where, counts in zip(("alone", "beside greedy"), bins, strict=True):
+            for q in (50, 90, 99, 99.9):
+                value = percentile_ms(counts, q)
+                if value is not None:
+                    bench.report.samples.append(
+                        Sample(side, f"paced reader {where}", f"p{q:g}", value, "ms")
+                    )
+    passed: bool | None = ratio is not None and ratio <= PROTECTION_GOAL
+    if peer_ratio is not None and peer_ratio <= PROTECTION_GOAL:
+        passed = None  # a goal that no control meets too decides nothing
+        bench.report.notes.append(
+            f"protection: with no control the paced reader's p99 also stayed within "
+            f"{PROTECTION_GOAL}× ({peer_ratio:.2f}×): its p99 alone sat in the one-machine "
+            "cluster's ~180 ms TCP stalls (docs/benchmarks.md, middleware), so this run "
+            "cannot tell control from none at the p99 (n/a); see the p50 and p90 samples"
+        )
     return [
-        Row("high-priority reader p99 (40 % of disk), alone", "p99", "ms", p_alone),
-        Row("… beside two greedy tenants, work-conserving", "p99", "ms", p_shared),
-        Row("p99 beside greedy ÷ alone", "ratio", "×", ratio, goal="≤ 1.5",
-            passed=ratio is not None and ratio <= 1.5),
+        Row("high-priority reader p99 (40 % of disk), alone", "p99", "ms", alone, peer_alone),
+        Row("… beside two greedy tenants, work-conserving", "p99", "ms", beside, peer_beside),
+        Row("p99 beside greedy ÷ alone", "ratio", "×", ratio, peer_ratio,
+            goal=f"≤ {PROTECTION_GOAL}", passed=passed),
     ]  # fmt: skip
 
 
