@@ -1,5 +1,6 @@
-"""The cell order: random or interleaved rounds from a seed, recorded in the results,
-kept by `--resume`; load groups stay whole; bad `order` values name the field."""
+"""The cell order: random, interleaved rounds or counterbalanced passes from a seed,
+recorded in the results, kept by `--resume`; load groups stay whole; bad `order` values
+name the field."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from contio.errors import Interrupted, InvalidSpecError
 from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import (
     Cell,
+    counterbalanced_passes,
     execution_order,
     expand,
     interleaved_rounds,
@@ -24,7 +26,7 @@ from contio.experiment.parts import CellOrder
 from contio.findings.validity import order_confounded
 from contio.results.folder import load
 from contio.results.index import ResultsIndex
-from contio.run.plan import INTERLEAVE_COST_LIMIT, estimates, order_cost, resolved_order
+from contio.run.plan import ORDER_COST_LIMIT, estimates, order_cost, resolved_order
 from contio.run.progress import RunProgress
 from contio.run.runner import Runner
 
@@ -51,7 +53,11 @@ def spec_of(tmp_path, order: str = ""):
 @pytest.mark.parametrize(
     ("order", "field", "says"),
     [
-        ("{mode: shuffled}", "order.mode", "allowed: auto, interleaved, random or fixed"),
+        (
+            "{mode: shuffled}",
+            "order.mode",
+            "allowed: auto, interleaved, counterbalanced, random or fixed",
+        ),
         ("{seed: -1}", "order.seed", "greater than or equal to 0"),
         ("{mode: random, sead: 3}", "order.sead", "allowed keys here: mode, seed"),
     ],
@@ -234,6 +240,28 @@ def test_a_factor_that_splits_the_load_groups_is_not_confounded_with_interleaved
         # exactly, an odd one leaves a ninth (3 rounds) or less of the pairs over.
         assert abs(_tau(interleaved, "target")) <= (0 if rounds % 2 == 0 else 1 / rounds**2)
         assert abs(_tau(interleaved, "threads")) < 0.2
+        # Counterbalanced passes (A B | B A): even repetitions balance exactly, odd ones
+        # leave a third (3) or a fifth (5) of the pairs over.
+        balanced = repetition_sequence(cells, "counterbalanced", seed, rounds)
+        assert abs(_tau(balanced, "target")) <= (0 if rounds % 2 == 0 else 1 / rounds + 1e-9)
+
+
+def test_counterbalanced_passes_mirror_each_other_and_keep_load_groups_whole():
+    cells = two_groups()
+    for seed in range(10):
+        first, second = counterbalanced_passes(cells, seed)
+        assert first == execution_order(cells, "random", seed)  # the first pass is random's
+        assert _groups(second) == _groups(first)[::-1]
+        for key in _groups(first):
+            mine = [c for c in first if c.load_key() == key]
+            reading = [c for c in mine if c.read_only]
+            writing = [c for c in mine if not c.read_only]
+            assert [c for c in second if c.load_key() == key] == reading[::-1] + writing[::-1]
+    sequence = repetition_sequence(cells, "counterbalanced", 4, 5)
+    for cell in cells:
+        positions = [i for i, c in enumerate(sequence) if c.key == cell.key]
+        half = len(cells) * 3  # the first pass: three repetitions of each cell
+        assert sum(p < half for p in positions) == 3 and len(positions) == 5
 
 
 ROUNDS_RUN = """
@@ -320,7 +348,8 @@ def test_plan_prices_the_loads_an_interleaved_order_adds_and_auto_chooses_by_the
     # interleaving costs nothing, so `auto` interleaves.
     writing = _spec(TWO_GROUPS)
     cost = order_cost(expand(writing), writing)
-    assert cost.interleaved_loads == cost.random_loads and cost.extra == pytest.approx(0)
+    assert cost.interleaved.loads == cost.random.loads
+    assert cost.extra("interleaved") == pytest.approx(0)
     assert resolved_order(expand(writing), writing) == CellOrder(mode="interleaved")
     # Read-only groups: random loads each group once, interleaved once a round (less the
     # group a pair's second round starts with, still loaded from the first).
@@ -331,14 +360,73 @@ def test_plan_prices_the_loads_an_interleaved_order_adds_and_auto_chooses_by_the
     )
     cells = expand(reading)
     cost = order_cost(cells, reading)
-    assert cost.random_loads == 2
-    assert cost.interleaved_loads in (2 * 4 - 2, 2 * 4 - 3)  # 4 rounds, 2 pairs
-    assert cost.extra > INTERLEAVE_COST_LIMIT
+    assert cost.random.loads == 2
+    assert cost.interleaved.loads in (2 * 4 - 2, 2 * 4 - 3)  # 4 rounds, 2 pairs
+    # Counterbalanced: A B | B A, the group at the passes' seam stays loaded.
+    assert cost.counterbalanced.loads == 3
+    assert cost.extra("interleaved") > cost.extra("counterbalanced") > ORDER_COST_LIMIT
     assert resolved_order(cells, reading).mode == "random"
-    assert "loads against random's 2" in cost.text()
+    assert "interleaved rounds: 6 loads against random's 2" in cost.text() or (
+        "interleaved rounds: 5 loads against random's 2" in cost.text()
+    )
+    assert "counterbalanced passes: 3 loads against random's 2" in cost.text()
+    # Loads cheap enough that one more per group is within the limit, a load per round
+    # is not: `auto` counterbalances.
+    cheaper = _spec(
+        TWO_GROUPS.replace("[workloadc, workloada]", "[workloadc]")
+        .replace("recordcount: 50", "recordcount: 200000")
+        .replace("operations: 200", "operations: 40000")
+    )
+    cheap_cost = order_cost(expand(cheaper), cheaper)
+    assert cheap_cost.extra("interleaved") > ORDER_COST_LIMIT >= cheap_cost.extra("counterbalanced")
+    assert resolved_order(expand(cheaper), cheaper).mode == "counterbalanced"
     pinned = reading.model_copy(update={"order": CellOrder(mode="interleaved")})
     assert resolved_order(cells, pinned) == CellOrder(mode="interleaved")  # as asked
     # The estimates charge those loads (the same seed prices both: none given).
     assert sum(high for _, high in estimates(cells, pinned).values()) == pytest.approx(
-        cost.interleaved_seconds, rel=0.05
+        sum(cost.interleaved.seconds.values()), rel=0.05
     )
+
+
+class RecordsPasses(StopAfterRepetitions):
+    """Records (cell, pass) per completed repetition; interrupts after `limit` of them."""
+
+    def start_pass(self, number: int) -> None:
+        super().start_pass(number)
+        self.round = number
+
+
+def test_a_counterbalanced_run_goes_in_two_mirrored_passes_and_resumes_where_it_stopped(
+    tmp_path, engine
+):
+    data = tmp_path / "data"
+    data.mkdir()
+    text = ROUNDS_RUN.format(data=data).replace("mode: interleaved", "mode: counterbalanced")
+    spec = parse_spec_text(text, "rounds.yaml", tmp_path)
+    cells = expand(spec)
+    first, second = counterbalanced_passes(cells, 9)
+    # 3 repetitions: two in the first pass, one in the second, run backwards.
+    expected = [c.index for c in first for _ in range(2)] + [c.index for c in second]
+    assert expected == [c.index for c in repetition_sequence(cells, "counterbalanced", 9, 3)]
+    seen: list[tuple[int, int]] = []
+    with pytest.raises(Interrupted):
+        Runner(spec, text, tmp_path / "out",
+               progress=lambda c, s: RecordsPasses(c, s, seen, 5)).run()  # fmt: skip
+    [folder] = list((tmp_path / "out").iterdir())
+    assert [i for i, _ in seen] == expected[:5]
+    more: list[tuple[int, int]] = []
+    Runner(spec, text, tmp_path / "out", resume=folder,
+           progress=lambda c, s: RecordsPasses(c, s, more, None)).run()  # fmt: skip
+    assert [i for i, _ in more] == expected[5:]
+    assert [p for _, p in seen + more] == [1] * 8 + [2] * 4
+    runs = load(folder).sort_values("started_at")
+    assert list(runs["cell_index"]) == expected
+    checks = {c.factor: c for c in order_confounded(runs, {})}
+    assert checks  # two data sets: the factor that splits the load groups is checked
+    index = ResultsIndex.open(folder)
+    try:
+        assert index.meta("order") == {"mode": "counterbalanced", "seed": 9}
+        assert {c["status"] for c in index.cells()} == {"done"}
+    finally:
+        index.close()
+    assert list(data.iterdir()) == []  # data released

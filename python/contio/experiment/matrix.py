@@ -286,7 +286,11 @@ def describe_order(order: CellOrder) -> str:
     if order.mode == "fixed":
         return "fixed (the cells' own order)"
     seed = "drawn when the run starts" if order.seed is None else str(order.seed)
-    name = {"interleaved": "interleaved rounds", "auto": "auto (interleaved rounds or random)"}
+    name = {
+        "interleaved": "interleaved rounds",
+        "counterbalanced": "counterbalanced passes (ABBA)",
+        "auto": "auto (interleaved rounds, counterbalanced passes or random)",
+    }
     return f"{name.get(order.mode, order.mode)}, seed {seed}"
 
 
@@ -338,6 +342,30 @@ def interleaved_rounds(cells: list[Cell], seed: int) -> Iterator[list[Cell]]:
         yield [c for group in _reversed_round(drawn) for c in group]
 
 
+def counterbalanced_passes(cells: list[Cell], seed: int) -> tuple[list[Cell], list[Cell]]:
+    """The two passes of a `counterbalanced` order: the first is a `random` order drawn
+    from `seed`, the second the same backwards (load groups reversed, and the read-only
+    and writing cells inside each group reversed).
+
+    Each cell runs the first half of its repetitions in the first pass and the rest in
+    the second (`first_pass_repetitions`), back to back, so a load group is loaded once
+    per pass (twice in all, where `interleaved` loads it every round). The passes mirror
+    each other (A B C | C B A), so a drift that grows steadily over the run adds the same
+    to every group: the classic ABBA design, at the price of one more load per group.
+    """
+    rng = random.Random(seed)  # an experiment's order, not a secret
+    drawn = _shuffled_groups(_load_groups(sorted(cells, key=lambda c: c.index)), rng)
+    first = [c for group in drawn for c in group]
+    return first, [c for group in _reversed_round(drawn) for c in group]
+
+
+def first_pass_repetitions(repetitions: int) -> int:
+    """Of a cell's `repetitions` (its fewest, under an adaptive rule), how many it runs in
+    a counterbalanced order's first pass: half, rounded up (the second pass runs the rest
+    and whatever an adaptive rule adds)."""
+    return (repetitions + 1) // 2
+
+
 def execution_order(cells: list[Cell], mode: str, seed: int | None) -> list[Cell]:
     """The order `cells` (from `expand`, in index order) run in under `CellOrder`'s `mode`.
 
@@ -345,6 +373,8 @@ def execution_order(cells: list[Cell], mode: str, seed: int | None) -> list[Cell
     and inside each group its read-only cells, then its writing cells, each shuffled;
     each cell runs all its repetitions before the next starts. `interleaved`: the first
     round's order (`interleaved_rounds`; every round after it has its own).
+    `counterbalanced`: the first pass's order (`counterbalanced_passes`; the second
+    pass runs it backwards).
     Load groups stay whole because one load serves a group's read-only cells (shuffling
     across groups would reload the data, and start database servers, for every cell);
     backends are provisioned once each and kept to the end of the run whatever the order
@@ -357,6 +387,8 @@ def execution_order(cells: list[Cell], mode: str, seed: int | None) -> list[Cell
         raise ValueError(f"a {mode} cell order needs a seed")
     if mode == "interleaved":
         return next(interleaved_rounds(cells, seed))
+    if mode == "counterbalanced":
+        return counterbalanced_passes(cells, seed)[0]
     rng = random.Random(seed)  # an experiment's order, not a secret
     groups = _shuffled_groups(_load_groups(sorted(cells, key=lambda c: c.index)), rng)
     return [c for group in groups for c in group]
@@ -367,10 +399,17 @@ def repetition_sequence(
 ) -> list[Cell]:
     """The repetitions of `cells` in the order they would run if each took `repetitions`
     (one entry per repetition): a cell's back to back under `fixed` and `random`, round
-    after round under `interleaved`. What `contio plan` prices loads from."""
-    if mode != "interleaved":
+    after round under `interleaved`, in two mirrored passes under `counterbalanced`.
+    What `contio plan` prices loads from."""
+    if mode not in ("interleaved", "counterbalanced"):
         return [c for c in execution_order(cells, mode, seed) for _ in range(repetitions)]
     if seed is None:
-        raise ValueError("an interleaved cell order needs a seed")
+        raise ValueError(f"a {mode} cell order needs a seed")
+    if mode == "counterbalanced":
+        first, second = counterbalanced_passes(cells, seed)
+        half = first_pass_repetitions(repetitions)
+        return [c for c in first for _ in range(half)] + [
+            c for c in second for _ in range(repetitions - half)
+        ]
     rounds = interleaved_rounds(cells, seed)
     return [c for _ in range(repetitions) for c in next(rounds)]

@@ -232,15 +232,19 @@ class CellOrder(SpecModel):
     `random`: the load groups (cells that share one load: same backend, runtime,
     containers and data set) run in an order shuffled from `seed`, and so do the cells
     inside each group (read-only ones still first, so one load serves them); each cell
-    runs all its repetitions before the next starts. `auto` (the default): interleaved
-    when `contio plan` prices it within `INTERLEAVE_COST_LIMIT` (25 %) of random for the
-    spec, else random (`contio.run.plan.resolved_order`). `fixed`: the cells' own order
+    runs all its repetitions before the next starts. `counterbalanced`: two passes, the
+    second the first backwards (A B C | C B A), each cell running half its repetitions
+    in each (`contio.experiment.matrix.counterbalanced_passes`): a steady drift adds the
+    same to every cell, for one more load per group where interleaving loads every
+    round. `auto` (the default): interleaved when `contio plan` prices it within
+    `ORDER_COST_LIMIT` (25 %) of random for the spec, else counterbalanced when that is
+    within it, else random (`contio.run.plan.resolved_order`). `fixed`: the cells' own order
     (their indexes), as before issue 14. Without a `seed` one is drawn when the run
     starts; the mode and seed the run used are recorded in the results (`index.sqlite`
     meta `order`, `spec.json`) and `--resume` goes on in the same order.
     """
 
-    mode: Literal["auto", "interleaved", "random", "fixed"] = "auto"
+    mode: Literal["auto", "interleaved", "counterbalanced", "random", "fixed"] = "auto"
     seed: Integer | None = Field(None, ge=0, lt=2**63)
 
 

@@ -395,6 +395,8 @@ def _order_text(meta: dict[str, Any]) -> str:
         return f"the cells ran in a random order (seed {order.get('seed')})"
     if order.get("mode") == "interleaved":
         return f"the cells ran in interleaved rounds (seed {order.get('seed')})"
+    if order.get("mode") == "counterbalanced":
+        return f"the cells ran in counterbalanced passes (seed {order.get('seed')})"
     return "the cells ran in their fixed order"
 
 
@@ -459,7 +461,8 @@ def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
             verdict = False
             said += (
                 f": |τ| ≥ {ORDER_TAU}, the order's effect cannot be told apart from "
-                f"{factor}'s (run with order: {{mode: interleaved}})"
+                f"{factor}'s (run with order: {{mode: interleaved}} or "
+                "{mode: counterbalanced})"
             )
         else:
             verdict = True

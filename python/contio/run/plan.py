@@ -9,8 +9,9 @@ per phase; earlier runs of the same spec price what they measured instead
 (`contio.run.measured_prices`). Loads
 (and the database servers that start with each) are counted by walking the repetitions
 in the spec's cell order through the runner's load policy (`contio.run.loads`), so an
-interleaved order's extra loads are priced, and so is its cost over a random order
-(`order_cost`), which also decides what an `auto` order becomes (`resolved_order`). An
+interleaved or counterbalanced order's extra loads are priced, and so is their cost over
+a random order (`order_cost`), which also decides what an `auto` order becomes
+(`resolved_order`). An
 adaptive rule gives a range from its minimum to its maximum repetitions. Cells the run
 would skip here (an unavailable backend or block I/O controls) are priced at 0 s. The
 spec's claims (`findings:`) are listed with whether this profile can test them here.
@@ -116,11 +117,13 @@ def _layout_bps(spec: ExperimentSpec, backend: str | None) -> float:
     return ASSUMED_LAYOUT_BPS
 
 
-INTERLEAVE_COST_LIMIT = 0.25
+ORDER_COST_LIMIT = 0.25
 """How much longer than a random order an `auto` order may make a run and still be
-interleaved: interleaving spreads every cell over the run (drift no longer reads as a
-difference between cells), worth a quarter more time, not a half (paper 000's Cassandra
-groups under `load.reuse: always` reload and restart their servers every round)."""
+interleaved (or, failing that, counterbalanced): interleaving spreads every cell over
+the run (drift no longer reads as a difference between cells), worth a quarter more
+time, not a half (paper 000's Cassandra groups under `load.reuse: always` reload and
+restart their servers every round); counterbalanced passes cancel a steady drift for one
+more load per group."""
 PRICING_SEED = 0
 """The seed a random or interleaved order is priced with when the spec gives none (the
 run draws its own): the loads a random order needs do not depend on it, an interleaved
@@ -209,47 +212,49 @@ def estimates(
 
 @dataclass(frozen=True)
 class OrderCost:
-    """What an `interleaved` order costs over a `random` one for a spec, at each cell's
-    fewest repetitions, every cell priced as if it runs."""
+    """What the `interleaved` and `counterbalanced` orders cost over a `random` one for a
+    spec, at each cell's fewest repetitions, every cell priced as if it runs."""
 
-    random_loads: int
-    random_seconds: float
-    interleaved_loads: int
-    interleaved_seconds: float
+    random: Priced
+    interleaved: Priced
+    counterbalanced: Priced
 
-    @property
-    def extra(self) -> float:
-        """Interleaved's seconds over random's, as a fraction of random's."""
-        if self.random_seconds <= 0:
+    def extra(self, mode: str) -> float:
+        """`mode`'s seconds over random's, as a fraction of random's."""
+        base = sum(self.random.seconds.values())
+        if base <= 0:
             return 0.0
-        return self.interleaved_seconds / self.random_seconds - 1
+        return sum(getattr(self, mode).seconds.values()) / base - 1
 
     def text(self) -> str:
-        """ "interleaved rounds: 11 loads against random's 4 …, +47 %" or "cost nothing"."""
-        loads, random_loads = self.interleaved_loads, self.random_loads
-        if loads <= random_loads and self.extra < 0.005:
-            return f"interleaved rounds cost nothing over random here ({loads} loads)"
-        return (
-            f"interleaved rounds: {loads} loads against random's {random_loads}, "
-            f"{_duration(self.interleaved_seconds)} against {_duration(self.random_seconds)} "
-            f"(+{100 * self.extra:.0f} %)"
-        )
+        """ "interleaved rounds: 11 loads against random's 4 …, +47 %; counterbalanced
+        passes: 8 loads …" or "cost nothing"."""
+        base = self.random.loads
+        if self.interleaved.loads <= base and self.extra("interleaved") < 0.005:
+            return f"interleaved rounds cost nothing over random here ({base} loads)"
+        said = []
+        for mode, name in (("interleaved", "interleaved rounds"),
+                           ("counterbalanced", "counterbalanced passes")):  # fmt: skip
+            priced: Priced = getattr(self, mode)
+            said.append(
+                f"{name}: {priced.loads} loads against random's {base}, "
+                f"{_duration(sum(priced.seconds.values()))} against "
+                f"{_duration(sum(self.random.seconds.values()))} (+{100 * self.extra(mode):.0f} %)"
+            )
+        return "; ".join(said)
 
 
 def order_cost(
     cells: list[Cell], spec: ExperimentSpec, measured: MeasuredPhases = NOTHING_MEASURED
 ) -> OrderCost:
-    """`interleaved` against `random` for this spec (`OrderCost`)."""
+    """`interleaved` and `counterbalanced` against `random` for this spec (`OrderCost`)."""
     low_reps, _ = planned_repetitions(spec.stop, spec.repetition_count)
     seed = spec.order.seed
-    random_, interleaved = (
+    random_, interleaved, counterbalanced = (
         _priced(cells, spec, frozenset(), low_reps, CellOrder(mode=mode, seed=seed), measured)
-        for mode in ("random", "interleaved")
+        for mode in ("random", "interleaved", "counterbalanced")
     )
-    return OrderCost(
-        random_.loads, sum(random_.seconds.values()),
-        interleaved.loads, sum(interleaved.seconds.values()),
-    )  # fmt: skip
+    return OrderCost(random_, interleaved, counterbalanced)
 
 
 def resolved_order(
@@ -259,14 +264,18 @@ def resolved_order(
     measured: MeasuredPhases = NOTHING_MEASURED,
 ) -> CellOrder:
     """`order` (default the spec's) with `auto` made `interleaved` when it costs at most
-    `INTERLEAVE_COST_LIMIT` more than `random` for this spec (`order_cost`: more loads
-    and database server starts where a group's data could have served several
-    repetitions), else `random`; the seed is kept (None: drawn when the run starts)."""
+    `ORDER_COST_LIMIT` more than `random` for this spec (`order_cost`: more loads and
+    database server starts where a group's data could have served several repetitions),
+    else `counterbalanced` when that does, else `random`; the seed is kept (None: drawn
+    when the run starts)."""
     order = order or spec.order
     if order.mode != "auto":
         return order
-    interleave = order_cost(cells, spec, measured).extra <= INTERLEAVE_COST_LIMIT
-    return CellOrder(mode="interleaved" if interleave else "random", seed=order.seed)
+    cost = order_cost(cells, spec, measured)
+    for mode in ("interleaved", "counterbalanced"):
+        if cost.extra(mode) <= ORDER_COST_LIMIT:
+            return CellOrder(mode=mode, seed=order.seed)
+    return CellOrder(mode="random", seed=order.seed)
 
 
 def _cells(count: int) -> str:
@@ -362,19 +371,23 @@ class Plan:
         return True, _cells(len(chosen))
 
     def _order_lines(self) -> list[Text]:
-        """The order the run will use (`auto` resolved), and what interleaving costs."""
+        """The order the run will use (`auto` resolved), and what the spread-out orders
+        cost."""
         wanted = self.spec.order
         order = resolved_order(self.cells, self.spec, measured=self.measured)
         said = describe_order(order)
         if wanted.mode == "auto":
-            limit = f"{100 * INTERLEAVE_COST_LIMIT:.0f} %"
-            said += (
-                f" (auto: interleaving costs at most {limit} more than random here)"
-                if order.mode == "interleaved"
-                else f" (auto: interleaving would cost over {limit} more than random here)"
-            )
+            limit = f"{100 * ORDER_COST_LIMIT:.0f} %"
+            said += {
+                "interleaved": f" (auto: interleaving costs at most {limit} more than random "
+                "here)",
+                "counterbalanced": f" (auto: interleaving would cost over {limit} more than "
+                f"random here, counterbalanced passes at most {limit})",
+            }.get(order.mode, f" (auto: interleaving and counterbalanced passes would cost "
+                              f"over {limit} more than random here)")  # fmt: skip
         if order.mode == "fixed" or order.seed is not None:
-            first = " of the first round" if order.mode == "interleaved" else ""
+            firsts = {"interleaved": " of the first round", "counterbalanced": " of the first pass"}
+            first = firsts.get(order.mode, "")
             said += f"; the table lists the cells in the order{first} they will run"
         else:
             said += "; the seed is recorded in the results, the table lists the cells by index"

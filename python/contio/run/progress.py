@@ -93,6 +93,10 @@ class RunProgress:
             of = f"/{self._high_reps}"
         self._round = f"round {number}{of} · "
 
+    def start_pass(self, number: int) -> None:
+        """Pass `number` (1 or 2) of a counterbalanced order begins."""
+        self._round = f"pass {number}/2 · "
+
     def repetition_done(self, cell: Cell) -> None:
         """A repetition of `cell` completed: its share of the cell's estimate is done."""
         share = min(self._per_repetition.get(cell.key, 0.0), self._estimates.get(cell.key, 0.0))

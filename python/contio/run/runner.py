@@ -10,7 +10,9 @@ the mode and seed recorded in the index's meta `order` and in spec.json). Under 
 and `fixed` (`contio.experiment.matrix.execution_order`) each cell runs all its
 repetitions before the next; under `interleaved` the run goes in rounds
 (`contio.experiment.matrix.interleaved_rounds`), each giving one repetition to every cell
-whose stopping rule still wants one. Before a cell's first repetition: skip it with a
+whose stopping rule still wants one; under `counterbalanced` in two mirrored passes
+(`contio.experiment.matrix.counterbalanced_passes`), each cell running half its
+repetitions in the first and the rest in the second. Before a cell's first repetition: skip it with a
 reason if its backend or its block I/O controls cannot be had here. Each repetition:
 load if the load policy asks (`contio.run.loads`; the runtime's executor starts database
 servers on the data first; moving to another load group releases the data, so an
@@ -54,9 +56,11 @@ from contio.errors import (
 from contio.experiment.checks import run_problems
 from contio.experiment.matrix import (
     Cell,
+    counterbalanced_passes,
     describe_order,
     execution_order,
     expand,
+    first_pass_repetitions,
     interleaved_rounds,
 )
 from contio.experiment.parts import CellOrder
@@ -93,7 +97,7 @@ from contio.run.phase_context import PhaseContext
 from contio.run.plan import resolved_order
 from contio.run.progress import RunProgress
 from contio.run.release_each import release_each
-from contio.run.stopping import wants_another
+from contio.run.stopping import planned_repetitions, wants_another
 from contio.samplers.phase import data_disk, phase_columns
 from contio.signals import interrupts_raise
 
@@ -253,6 +257,8 @@ class Runner:
             with progress:
                 if self.order.mode == "interleaved":
                     self._run_rounds(engine, folder, index, progress)
+                elif self.order.mode == "counterbalanced":
+                    self._run_passes(engine, folder, index, progress)
                 else:
                     for cell in ordered:
                         if index.cell_status(cell.key) == "done":
@@ -281,6 +287,46 @@ class Runner:
                 summaries = summarize(index)
                 folder.replace_derived(SUMMARY_CSV, summary_rows(summaries))
         return RunOutcome(folder, summaries)
+
+    def _run_passes(
+        self, engine: Path, folder: ResultsFolder, index: ResultsIndex, progress: RunProgress
+    ) -> None:
+        """The cells in two mirrored passes (`contio.experiment.matrix.counterbalanced_passes`):
+        in the first, each cell runs repetitions until it has half its fewest
+        (`first_pass_repetitions`); in the second, run backwards, until its stopping rule
+        has enough. A resumed run passes over what is done and goes on where it stopped.
+        Statuses as in `_run_rounds`."""
+        assert self.order.seed is not None
+        first, second = counterbalanced_passes(self.cells, self.order.seed)
+        fewest, _ = planned_repetitions(self.spec.stop, self.spec.repetition_count)
+        half = first_pass_repetitions(fewest)
+        pending: dict[str, Cell] = {}
+        for cell in self.cells:
+            if index.cell_status(cell.key) == "done":
+                progress.cell_done(cell, already=True)
+            else:
+                pending[cell.key] = cell
+        started: set[str] = set()
+        try:
+            for number, (cells, most) in enumerate(((first, half), (second, None)), start=1):
+                progress.start_pass(number)
+                for cell in cells:
+                    turn = 1
+                    while cell.key in pending and (most is None or turn <= most):
+                        if self._round_turn(engine, folder, index, cell, progress, turn, started):
+                            del pending[cell.key]
+                        turn += 1
+        except BaseException:
+            self._interrupt_started(index, started)
+            raise
+
+    def _interrupt_started(self, index: ResultsIndex, started: set[str]) -> None:
+        """Every cell this session began and left `running` becomes `interrupted`."""
+        for key in started:
+            if index.cell_status(key) == "running":
+                index.set_cell_status(
+                    key, "interrupted", "the run stopped before its last repetition"
+                )
 
     def _run_rounds(
         self, engine: Path, folder: ResultsFolder, index: ResultsIndex, progress: RunProgress
@@ -313,11 +359,7 @@ class Runner:
                     if self._round_turn(engine, folder, index, cell, progress, number, started):
                         del pending[cell.key]
         except BaseException:
-            for key in started:
-                if index.cell_status(key) == "running":
-                    index.set_cell_status(
-                        key, "interrupted", "the run stopped before its last repetition"
-                    )
+            self._interrupt_started(index, started)
             raise
 
     def _round_turn(
@@ -330,8 +372,9 @@ class Runner:
         number: int,
         started: set[str],
     ) -> bool:
-        """`cell`'s turn in round `number`: one repetition if it has fewer than `number`
-        completed and its stopping rule wants another. True when the cell is finished
+        """`cell`'s turn in round `number` (of a pass: its `number`th repetition): one
+        repetition if it has fewer than `number` completed and its stopping rule wants
+        another. True when the cell is finished
         (done, failed or skipped); `started` gets the cells this session began."""
         throughputs = index.completed_throughputs(cell.key, len(cell.members))
         if len(throughputs) >= number:
