@@ -28,6 +28,8 @@ def test_diskstats_counts_bytes_and_busy_time_and_skips_idle_devices():
     assert (vda.reads, vda.writes) == (168766, 144549)
     assert vda.read_bytes == 20387394 * 512 and vda.write_bytes == 18906160 * 512
     assert vda.busy_ms == 60164
+    # Merged requests (reads, writes) and the weighted time in queue.
+    assert (vda.read_merges, vda.write_merges, vda.queue_ms) == (32582, 127575, 530726)
     assert "zram0" in disks  # a disk is kept even while idle; only idle loops are skipped
     assert "loop6" in disks
 

@@ -133,3 +133,24 @@ def test_stopping_a_sampler_whose_start_was_interrupted_raises_nothing_new(tmp_p
         sampler.start()
     sampler.stop()  # the executor's `finally` does this; no thread was started to join
     assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_requests_merges_and_queue_depth_of_the_data_disk(tmp_path, nics):
+    def host(t: float, reads: float, merges: float, depth: float) -> dict:
+        sample = _host(t, 10.0, 50.0, 0.0, 0.0)
+        sample["disks"]["vda"] |= {
+            "read_ops_per_s": reads, "write_ops_per_s": 10.0,
+            "merges_per_s": merges, "queue_depth": depth,
+        }  # fmt: skip
+        return sample
+
+    path = _write(tmp_path / "m.jsonl", [host(1.0, 90.0, 0.0, 1.0), host(2.0, 190.0, 100.0, 3.0)])
+    one = phase_columns(path, 1, "vda")[1]
+    assert one["disk_read_ops_per_sec"] == pytest.approx(140.0)
+    assert one["disk_write_ops_per_sec"] == pytest.approx(10.0)
+    # 50 merged of 200 requests given to the block layer per second, on average.
+    assert one["disk_merged_percent"] == pytest.approx(25.0)
+    assert one["disk_queue_depth"] == pytest.approx(2.0)
+    # Samples written before these columns existed leave them empty.
+    old = phase_columns(_write(tmp_path / "o.jsonl", [_host(1.0, 1.0, 1.0, 0.0, 0.0)]), 1, "vda")
+    assert old[1]["disk_merged_percent"] is None and old[1]["disk_queue_depth"] is None

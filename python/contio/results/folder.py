@@ -129,6 +129,14 @@ class PhaseRecord:
     tpmc: float | None = None
     """`tpcc` run phases: New-Order transactions per minute after the warm-up (tpmC, the
     TPC-C throughput metric); None for every other phase."""
+    disk_read_ops_per_sec: float | None = None
+    """Requests the disk of `disk_percent` completed (host: the same for every container)."""
+    disk_write_ops_per_sec: float | None = None
+    disk_merged_percent: float | None = None
+    """Of the requests the block layer was given for that disk, the % it merged into an
+    adjacent one: a sign of sequential I/O."""
+    disk_queue_depth: float | None = None
+    """That disk's mean number of requests in flight."""
 
     @classmethod
     def from_result(

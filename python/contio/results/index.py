@@ -85,7 +85,11 @@ CREATE TABLE IF NOT EXISTS phases (
     server_memory_limit_bytes REAL,
     server_major_faults_per_sec REAL,
     disk_device TEXT NOT NULL DEFAULT '',
-    tpmc REAL                  -- tpcc run phases only: New-Orders per minute (tpmC)
+    tpmc REAL,                 -- tpcc run phases only: New-Orders per minute (tpmC)
+    disk_read_ops_per_sec REAL,
+    disk_write_ops_per_sec REAL,
+    disk_merged_percent REAL,
+    disk_queue_depth REAL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS completed_runs
     ON phases(cell_key, repetition, container) WHERE phase = 'run' AND status = 'ok';

@@ -21,6 +21,13 @@ class DiskCounters:
     write_bytes: int
     busy_ms: int
     """Milliseconds the device had I/O in flight (`io_ticks`): utilization's numerator."""
+    read_merges: int = 0
+    write_merges: int = 0
+    """Requests the block layer merged into an adjacent one before issuing it: its own
+    sign of sequential I/O (random requests are not adjacent, so they do not merge)."""
+    queue_ms: int = 0
+    """Milliseconds of I/O in flight summed over the requests (`time_in_queue`, weighted):
+    over wall time, the mean number of requests in flight (queue depth)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,9 @@ def read_diskstats(text: str) -> dict[str, DiskCounters]:
             read_bytes=int(f[5]) * SECTOR_BYTES,
             write_bytes=int(f[9]) * SECTOR_BYTES,
             busy_ms=int(f[12]),
+            read_merges=int(f[4]),
+            write_merges=int(f[8]),
+            queue_ms=int(f[13]),
         )
     return disks
 

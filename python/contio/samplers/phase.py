@@ -10,7 +10,12 @@ columns (the same for every container of the phase):
   disk holds it (a Docker volume, a network file system), of the busiest disk each
   second (`disk_device` = `busiest`);
 - `net_rx_bytes_per_sec`, `net_tx_bytes_per_sec`: the host's network interfaces with a
-  device (NICs; bridges and veth pairs would count the same bytes several times).
+  device (NICs; bridges and veth pairs would count the same bytes several times);
+- `disk_read_ops_per_sec`, `disk_write_ops_per_sec`: the same disk's completed requests;
+  `disk_merged_percent`: of the requests the block layer was given, the share it merged
+  into an adjacent one (a sign of sequential I/O: near 0 for random I/O); and
+  `disk_queue_depth`: the mean number of its requests in flight (`time_in_queue` over
+  wall time).
 
 Per container k, from source `client-c<k>` (its engine) and `server-c<k>` (its database
 server, docker only): `client_cpu_percent` (100 = one core), `client_memory_bytes`
@@ -41,6 +46,10 @@ HOST_COLUMNS = (
     "disk_write_bytes_per_sec",
     "net_rx_bytes_per_sec",
     "net_tx_bytes_per_sec",
+    "disk_read_ops_per_sec",
+    "disk_write_ops_per_sec",
+    "disk_merged_percent",
+    "disk_queue_depth",
 )
 PROCESS_COLUMNS = (
     "cpu_percent",
@@ -124,7 +133,18 @@ def _host_columns(samples: list[tuple[float, dict[str, Any]]], disk: str | None)
     def disk_value(key: str):
         return lambda s: (disk_of(s) or {}).get(key)
 
+    reads = _weighted_mean(series(disk_value("read_ops_per_s")))
+    writes = _weighted_mean(series(disk_value("write_ops_per_s")))
+    merges = _weighted_mean(series(disk_value("merges_per_s")))
+    merged = None
+    if reads is not None and writes is not None and merges is not None:
+        given = reads + writes + merges
+        merged = 100.0 * merges / given if given > 0 else None
     return {
+        "disk_read_ops_per_sec": reads,
+        "disk_write_ops_per_sec": writes,
+        "disk_merged_percent": merged,
+        "disk_queue_depth": _weighted_mean(series(disk_value("queue_depth"))),
         "cpu_percent": _weighted_mean(series(lambda s: s["cpu_percent"])),
         "disk_percent": _weighted_mean(series(disk_value("util_percent"))),
         "disk_read_bytes_per_sec": _weighted_mean(series(disk_value("read_bytes_per_s"))),

@@ -6,7 +6,7 @@ name, ...}`. Container lines: `cpu_percent` (100 = one core), `memory_bytes`,
 `memory_limit_bytes` (None without a limit), `major_faults_per_s`, `io` (per device `major:minor`: read/write bytes/s and ops/s from blkio),
 `task_read_bytes_per_s` / `task_write_bytes_per_s` (from /proc/PID/io). Host lines:
 `cpu_percent` (of all cores), `disks` (per device: `util_percent` from io_ticks,
-read/write bytes/s, ops/s), `net` (per interface: rx/tx bytes/s). A container whose
+read/write bytes/s, ops/s, merged requests/s, mean `queue_depth`), `net` (per interface: rx/tx bytes/s). A container whose
 cgroup disappears (it exited) is dropped from later samples and listed in `gone`.
 """
 
@@ -89,6 +89,9 @@ def _host_sample(before: HostReading, now: HostReading, seconds: float) -> dict[
             "write_bytes_per_s": (d.write_bytes - p.write_bytes) / seconds,
             "read_ops_per_s": (d.reads - p.reads) / seconds,
             "write_ops_per_s": (d.writes - p.writes) / seconds,
+            "merges_per_s": (d.read_merges + d.write_merges - p.read_merges - p.write_merges)
+            / seconds,
+            "queue_depth": (d.queue_ms - p.queue_ms) / 1000.0 / seconds,
         }
     net = {}
     for name, (rx, tx) in now.net.items():
