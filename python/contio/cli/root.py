@@ -15,6 +15,7 @@ import click
 from contio import __version__
 
 COMMAND_MODULES = {
+    "advise": "contio.cli.advise",
     "backend": "contio.cli.backend",
     "cleanup": "contio.cli.cleanup",
     "cluster": "contio.cli.cluster",
@@ -22,6 +23,7 @@ COMMAND_MODULES = {
     "export": "contio.cli.report",
     "images": "contio.cli.images",
     "plan": "contio.cli.plan",
+    "profile": "contio.cli.profile",
     "qos": "contio.cli.qos",
     "report": "contio.cli.report",
     "results": "contio.cli.results",

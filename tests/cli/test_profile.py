@@ -1,0 +1,74 @@
+"""`contio profile` as a user runs it: from a directory of their own, relative paths, the
+default output file; the profile says what the copies did and scales from one alone.
+Bad input is refused (exit 2) before anything runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from contio.profile.schema import load_profile
+
+SPEC = """\
+name: kv
+backend: {type: local-dir, path: data}
+factors: {target: [lsm], workload: [workloada], threads: [1]}
+stop: {rule: fixed-ops, operations: 3000, repetitions: 2}
+properties: {recordcount: 2000}
+"""
+
+
+def contio_in(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "contio", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+
+
+def test_a_profile_of_one_application_at_one_and_two_copies(tmp_path, engine):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "kv.yaml").write_text(SPEC)
+    done = contio_in(tmp_path, "profile", "kv.yaml", "--containers", "1,2")
+    assert done.returncode == 0, done.stderr
+    path = tmp_path / "kv.profile.json"  # the default: NAME.profile.json, here
+    assert f"profile: {path}" in done.stdout
+    profile = load_profile(path)
+    assert json.loads(path.read_text())["schema"] == "contio-profile/1"
+    assert [p.containers for p in profile.scaling] == [1, 2]
+    assert [p.repetitions for p in profile.scaling] == [2, 2]
+    solo, pair = profile.scaling
+    assert solo.ops_per_sec > 0 and solo.normalized == pytest.approx(1.0)
+    assert pair.per_container_ops_per_sec == pytest.approx(pair.ops_per_sec / 2)
+    assert pair.normalized == pytest.approx(pair.per_container_ops_per_sec / solo.ops_per_sec)
+    # The engine's own CPU, sampled from its process: some of a core per operation.
+    assert solo.cpu_cores is not None and solo.cpu_cores > 0
+    assert solo.cpu_seconds_per_op == pytest.approx(solo.cpu_cores / solo.ops_per_sec)
+    # The data's disk was watched (the temp directory's), whether or not it was busy.
+    assert profile.application.disk not in (None, "")
+    assert solo.disk_utilization_percent is not None and solo.queue_depth is not None
+    assert profile.application.levels["target"] == "lsm"
+    assert profile.application.backend["type"] == "local-dir"
+    results = Path(profile.results)
+    assert results.is_absolute() and results.parent == tmp_path / "results"
+    assert list((tmp_path / "data").iterdir()) == []  # the copies' data released
+
+
+@pytest.mark.parametrize(
+    ("spec", "args", "says"),
+    [
+        (SPEC.replace("[workloada]", "[workloada, workloadc]"), [], "workload vary"),
+        (SPEC, ["--containers", "0,2"], "--containers"),
+        (SPEC, ["--containers", "two"], "--containers"),
+    ],
+)
+def test_bad_input_is_refused_before_anything_runs(tmp_path, spec, args, says):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "kv.yaml").write_text(spec)
+    done = contio_in(tmp_path, "profile", "kv.yaml", *args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert says in done.stderr
+    assert not (tmp_path / "results").exists() and not (tmp_path / "kv.profile.json").exists()
