@@ -5,13 +5,12 @@ Bad input is refused (exit 2) before anything runs."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from contio.profile.schema import load_profile
+from contio_command import contio_in
 
 SPEC = """\
 name: kv
@@ -22,17 +21,10 @@ properties: {recordcount: 2000}
 """
 
 
-def contio_in(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "contio", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-
-
 def test_a_profile_of_one_application_at_one_and_two_copies(tmp_path, engine):
     (tmp_path / "data").mkdir()
     (tmp_path / "kv.yaml").write_text(SPEC)
-    done = contio_in(tmp_path, "profile", "kv.yaml", "--containers", "1,2")
+    done = contio_in(tmp_path, "profile", "kv.yaml", "--containers", "1,2", timeout=600)
     assert done.returncode == 0, done.stderr
     path = tmp_path / "kv.profile.json"  # the default: NAME.profile.json, here
     assert f"profile: {path}" in done.stdout

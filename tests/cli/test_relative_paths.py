@@ -5,9 +5,9 @@ after it (Docker mounts, the engine's arguments, the index) sees a relative path
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from contio_command import contio_in
 
 SPEC = """\
 name: rel
@@ -18,13 +18,6 @@ factors:
 stop: {rule: fixed-ops, operations: 200, repetitions: 1}
 properties: {recordcount: 50}
 """
-
-
-def contio_in(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "contio", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
 
 
 def results_line(stdout: str) -> Path:

@@ -300,12 +300,7 @@ class Runner:
         first, second = counterbalanced_passes(self.cells, self.order.seed)
         fewest, _ = planned_repetitions(self.spec.stop, self.spec.repetition_count)
         half = first_pass_repetitions(fewest)
-        pending: dict[str, Cell] = {}
-        for cell in self.cells:
-            if index.cell_status(cell.key) == "done":
-                progress.cell_done(cell, already=True)
-            else:
-                pending[cell.key] = cell
+        pending = self._unfinished(index, progress)
         started: set[str] = set()
         try:
             for number, (cells, most) in enumerate(((first, half), (second, None)), start=1):
@@ -319,6 +314,16 @@ class Runner:
         except BaseException:
             self._interrupt_started(index, started)
             raise
+
+    def _unfinished(self, index: ResultsIndex, progress: RunProgress) -> dict[str, Cell]:
+        """The cells not yet `done` (a resumed run's done ones are shown as such), by key."""
+        pending: dict[str, Cell] = {}
+        for cell in self.cells:
+            if index.cell_status(cell.key) == "done":
+                progress.cell_done(cell, already=True)
+            else:
+                pending[cell.key] = cell
+        return pending
 
     def _interrupt_started(self, index: ResultsIndex, started: set[str]) -> None:
         """Every cell this session began and left `running` becomes `interrupted`."""
@@ -340,12 +345,7 @@ class Runner:
         the run stops early, every cell it left `running` becomes `interrupted`.
         """
         assert self.order.seed is not None
-        pending: dict[str, Cell] = {}
-        for cell in self.cells:
-            if index.cell_status(cell.key) == "done":
-                progress.cell_done(cell, already=True)
-            else:
-                pending[cell.key] = cell
+        pending = self._unfinished(index, progress)
         started: set[str] = set()
         rounds = interleaved_rounds(self.cells, self.order.seed)
         number = 0
