@@ -88,3 +88,31 @@ def test_the_installed_docker_run_works_from_another_directory(installed, tmp_pa
         assert [c["status"] for c in index.cells()] == ["done"]
     finally:
         index.close()
+
+
+PROFILED = """\
+name: kv
+backend: {type: local-dir, path: data}
+factors: {target: [lsm], workload: [workloadc], threads: [1]}
+stop: {rule: fixed-ops, operations: 2000, repetitions: 2}
+properties: {recordcount: 1000}
+"""
+
+
+def test_the_installed_profile_and_advise_work_from_another_directory(installed, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "data").mkdir(parents=True)
+    (elsewhere / "kv.yaml").write_text(PROFILED)
+
+    def contio(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(installed / "contio"), *args], cwd=elsewhere, env=user_environment(),
+            capture_output=True, text=True, timeout=900, check=False,
+        )  # fmt: skip
+
+    profiled = contio("profile", "kv.yaml", "--containers", "1,2")
+    assert profiled.returncode == 0, profiled.stdout[-2000:] + profiled.stderr[-3000:]
+    assert (elsewhere / "kv.profile.json").is_file()
+    advised = contio("advise", "kv.profile.json", "kv.profile.json", "--places", "a,b")
+    assert advised.returncode == 0, advised.stderr[-3000:]
+    assert "recommended (fairness; 4 placements searched)" in advised.stdout
