@@ -430,3 +430,39 @@ def test_a_counterbalanced_run_goes_in_two_mirrored_passes_and_resumes_where_it_
     finally:
         index.close()
     assert list(data.iterdir()) == []  # data released
+
+
+def test_auto_is_priced_from_what_earlier_runs_measured_as_plan_prices_it(
+    tmp_path, engine, monkeypatch
+):
+    from contio.run import runner as runner_module
+    from contio.run.measured_prices import MeasuredPhases
+
+    data = tmp_path / "data"
+    data.mkdir()
+    text = ROUNDS_RUN.format(data=data).replace(
+        "order: {mode: interleaved, seed: 9}", "order: {mode: auto, seed: 9}\nload: {reuse: always}"
+    )
+    spec = parse_spec_text(text, "rounds.yaml", tmp_path)
+    cells = expand(spec)
+    assert resolved_order(cells, spec).mode == "interleaved"  # at the assumed rates
+    # Earlier runs of this spec measured loads of 20 minutes: a load per round is too
+    # dear, and so is one more per group; `contio plan` would say random, and so must the run.
+    slow = MeasuredPhases({(c.key, p): (1200.0 if p == "load" else 1.0) for c in cells
+                           for p in ("load", "run")}, [])  # fmt: skip
+    assert resolved_order(cells, spec, measured=slow).mode == "random"
+    seen_dir = []
+
+    def measured(results_dir, fingerprint):
+        seen_dir.append(results_dir)
+        return slow
+
+    monkeypatch.setattr(runner_module, "measured_phases", measured)
+    Runner(spec, text, tmp_path / "out").run()
+    [folder] = list((tmp_path / "out").iterdir())
+    index = ResultsIndex.open(folder)
+    try:
+        assert index.meta("order") == {"mode": "random", "seed": 9}
+    finally:
+        index.close()
+    assert seen_dir == [tmp_path / "out"]

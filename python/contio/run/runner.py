@@ -83,6 +83,7 @@ from contio.run.backend_pool import BackendPool
 from contio.run.docker_preparation import DockerSetup, prepare_docker
 from contio.run.identity import check_resumable, spec_fingerprint
 from contio.run.loads import LoadedData, needs_load
+from contio.run.measured_prices import measured_phases
 from contio.run.middleware_control import MiddlewareIoController
 from contio.run.page_cache import drop_page_cache
 from contio.run.phase_calls import (
@@ -223,9 +224,12 @@ class Runner:
                     f"({describe_order(self.order)}), not the spec's {describe_order(wanted)}"
                 )
         else:
+            # Priced as `contio plan` prices it: from what earlier runs of this spec
+            # measured where there are any, so the run takes the order the plan said.
+            measured = measured_phases(self.results_root, spec_fingerprint(self.spec))
             folder = ResultsFolder.create(self.results_root, self.spec.name)
             index = ResultsIndex.create(folder.path)
-            self.order = drawn_order(resolved_order(self.cells, self.spec))
+            self.order = drawn_order(resolved_order(self.cells, self.spec, measured=measured))
             index.set_meta(ORDER_META, self.order.model_dump())
             folder.write_text("spec.yaml", self.spec_text)
             recorded = self.spec.model_copy(update={"order": self.order})
