@@ -45,7 +45,8 @@ def test_a_spec_of_several_applications_is_refused(text, field, says):
     assert caught.value.path == field and says in str(caught.value)
 
 
-def test_counts_below_one_are_refused():
+@pytest.mark.parametrize(("counts", "says"), [([0, 1], "at least 1"), ([2, 4], "must include 1")])
+def test_counts_below_one_or_without_one_are_refused(counts, says):
     with pytest.raises(SpecError) as caught:
-        profiling_spec(_spec(ONE), [0, 1], "kv.yaml")
-    assert caught.value.path == "--containers"
+        profiling_spec(_spec(ONE), counts, "kv.yaml")
+    assert caught.value.path == "--containers" and says in str(caught.value)

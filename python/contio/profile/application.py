@@ -27,6 +27,11 @@ def profiling_spec(spec: ExperimentSpec, counts: Sequence[int], source: str) -> 
     one; `contio advise` combines profiles)."""
     if not counts or min(counts) < 1:
         raise SpecError("--containers", "needs container counts of at least 1, e.g. 1,2,4")
+    if 1 not in counts:
+        raise SpecError(
+            "--containers", "must include 1: the application alone is what every other "
+            "count is compared with, e.g. 1,2,4"
+        )  # fmt: skip
     if spec.cells is not None:
         raise SpecError(
             "cells", "a profile runs one application at several container counts: "

@@ -134,13 +134,17 @@ def advise(
 def explain(members: Sequence[Member], best: Evaluation, cores: float) -> list[str]:
     """Sentences: which pairs the placement keeps apart and what they would lose together."""
     said = []
+    seen: set[tuple[str, str]] = set()
     for a, b in itertools.combinations(members, 2):
         if best.placement[a.name] == best.placement[b.name]:
             continue
         together = predict([a.profile, b.profile], [a.name, b.name], cores)
         for mine, other in ((together[0], b), (together[1], a)):
             kept = best.predictions[mine.name].normalized
-            if kept - mine.normalized >= APART_LOSS:
+            # Copies (`writer`, `writer#2`) say the same: once per pair of applications.
+            pair = (mine.name.split("#")[0], other.name.split("#")[0])
+            if kept - mine.normalized >= APART_LOSS and pair not in seen:
+                seen.add(pair)
                 said.append(
                     f"kept {mine.name} apart from {other.name}: on one device {mine.name} "
                     f"would run at {mine.normalized:.0%} of its solo rate ({mine.bottleneck} "
