@@ -16,7 +16,7 @@ SPEC = """\
 name: kv
 backend: {type: local-dir, path: data}
 factors: {target: [lsm], workload: [workloada], threads: [1]}
-stop: {rule: fixed-ops, operations: 3000, repetitions: 2}
+stop: {rule: fixed-time, seconds: 3, repetitions: 2}   # long enough to be sampled
 properties: {recordcount: 2000}
 """
 

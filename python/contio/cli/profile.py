@@ -103,7 +103,8 @@ def profile(
     found.dump(output)
     console.print(profile_table(found))
     if found.saturation_containers is not None:
-        console.print(f"throughput stops growing at {found.saturation_containers:g} containers")
+        point = found.saturation_containers
+        console.print(f"throughput stops growing at {point:g} container{'' if point == 1 else 's'}")
     if found.valley is not None:
         console.print(f"throughput valley: {found.valley.depth:+.0%} from "
                       f"{found.valley.peak_containers} to {found.valley.bottom_containers}")  # fmt: skip

@@ -116,9 +116,9 @@ def _caveats(frame: Any, folder: Path) -> list[str]:
     said = []
     for check in check_cells(frame, folder_meta(folder)):
         if check.passed is False and check.cell_key is not None:
-            said.append(
-                f"{counts.get(check.cell_key, '?')} containers: {check.name}: {check.reason}"
-            )
+            count = counts.get(check.cell_key, "?")
+            unit = "container" if count == 1 else "containers"
+            said.append(f"{count} {unit}: {check.name}: {check.reason}")
     return said
 
 
