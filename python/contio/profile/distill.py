@@ -159,8 +159,20 @@ def distill(folder: Path) -> Profile:
               "memory": host.get("memory_total"), "contio": __version__},
         measured=str(ok["started_at"].min()), results=str(folder),
         scaling=points, saturation_containers=saturation, valley=valley,
-        caveats=_caveats(ok, folder),
+        caveats=_caveats(ok, folder) + _unsampled(points),
     )  # fmt: skip
+
+
+def _unsampled(points: list[ScalingPoint]) -> list[str]:
+    """Counts whose phases ended before the sampler's first second: no CPU to show."""
+    short = [str(p.containers) for p in points if p.cpu_cores is None]
+    if not short:
+        return []
+    said = (
+        f"{', '.join(short)} container(s): no CPU samples: the phases ended before the "
+        "sampler's first second; profile with a longer stopping rule (fixed-time ≥ 5 s)"
+    )
+    return [said]
 
 
 def _plain(value: Any) -> Any:
