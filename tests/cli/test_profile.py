@@ -64,3 +64,18 @@ def test_bad_input_is_refused_before_anything_runs(tmp_path, spec, args, says):
     assert done.returncode == 2, done.stdout + done.stderr
     assert says in done.stderr
     assert not (tmp_path / "results").exists() and not (tmp_path / "kv.profile.json").exists()
+
+
+def test_phases_too_short_to_sample_are_said_to_be(tmp_path, engine):
+    (tmp_path / "data").mkdir()
+    short = SPEC.replace(
+        "{rule: fixed-time, seconds: 3, repetitions: 2}",
+        "{rule: fixed-ops, operations: 300, repetitions: 1}",
+    )
+    (tmp_path / "kv.yaml").write_text(short)
+    done = contio_in(tmp_path, "profile", "kv.yaml", "--containers", "1", timeout=600)
+    assert done.returncode == 0, done.stderr
+    profile = load_profile(tmp_path / "kv.profile.json")
+    assert profile.solo.cpu_cores is None
+    assert any("no CPU samples" in caveat for caveat in profile.caveats)
+    assert "caveat: 1 container(s): no CPU samples" in done.stdout
