@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from contio.errors import UsageError
-from contio.profile.interference import Prediction, predict
+from contio.profile.interference import Prediction, cpu_fractions, predict
 from contio.profile.schema import Profile
 
 OBJECTIVES = ("throughput", "fairness", "weighted")
@@ -81,7 +81,9 @@ def evaluate(members: Sequence[Member], placement: Mapping[str, str], cores: flo
     for member in members:
         by_place.setdefault(placement[member.name], []).append(member)
     predictions: dict[str, Prediction] = {}
-    cpu_share = _cpu_limits(members, cores)
+    # Every member shares the host's CPUs, wherever its data is.
+    limits = cpu_fractions([m.profile for m in members], cores)
+    cpu_share = {m.name: limit for m, limit in zip(members, limits, strict=True)}
     for group in by_place.values():
         found = predict([m.profile for m in group], [m.name for m in group], float("inf"))
         for prediction in found:
@@ -93,12 +95,6 @@ def evaluate(members: Sequence[Member], placement: Mapping[str, str], cores: flo
                 )  # fmt: skip
             predictions[prediction.name] = prediction
     return Evaluation(dict(placement), predictions)
-
-
-def _cpu_limits(members: Sequence[Member], cores: float) -> dict[str, float]:
-    needed = sum((m.profile.solo.cpu_cores or 0.0) / m.profile.solo.containers for m in members)
-    limit = 1.0 if needed <= cores or needed <= 0 else cores / needed
-    return {m.name: limit for m in members}
 
 
 def naive_placement(members: Sequence[Member], places: Sequence[str]) -> dict[str, str]:
