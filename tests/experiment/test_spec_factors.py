@@ -57,6 +57,14 @@ def test_a_mix_cannot_combine_with_a_workload_factor():
     ]
 
 
+def test_a_mix_member_names_a_defined_backend_of_its_own():
+    mix = "mixes:\n  m: [{workload: workloadc, backend: b}, {workload: workloada, backend: c}]\n"
+    text = BASE.replace("  workload: [workloada, workloadc]\n", "  mix: [m]\n") + mix
+    found = problems(text)
+    assert any("mixes.m[1].backend" in p and "'c' is not defined" in p for p in found), found
+    assert not any("mixes.m[0]" in p for p in found)
+
+
 def test_the_flat_layout_and_factors_cannot_both_name_a_factor():
     assert problems(BASE + "threads: [4]\n") == [
         "threads: give `threads` or `factors.threads`, not both"

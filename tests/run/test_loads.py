@@ -20,9 +20,9 @@ factors:
 def test_load_policies():
     read, write = expand(parse_spec_text(SPEC, "p.yaml", Path.cwd()))
     assert read.read_only and not write.read_only
-    fresh = LoadedData(read.load_key(), "local-dir", [Path("/d")], fresh=True)
-    used = LoadedData(read.load_key(), "local-dir", [Path("/d")], fresh=False)
-    other = LoadedData(("x",), "local-dir", [Path("/d")], fresh=True)
+    fresh = LoadedData(read.load_key(), ["local-dir"], [Path("/d")], fresh=True)
+    used = LoadedData(read.load_key(), ["local-dir"], [Path("/d")], fresh=False)
+    other = LoadedData(("x",), ["local-dir"], [Path("/d")], fresh=True)
     for policy in ("auto", "always", "never"):
         assert needs_load(policy, None, read)
         assert needs_load(policy, other, read)  # another data set

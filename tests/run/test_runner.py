@@ -40,3 +40,43 @@ def test_an_engine_refusal_mid_run_fails_the_cell_and_the_run_goes_on(tmp_path, 
     assert "--file-total-size: '-1M' is not valid" in cells["bad"]["reason"]
     assert cells["good"]["status"] == "done"
     assert [p.name for p in tmp_path.iterdir() if p.name != "out"] == []  # data released
+
+
+MIX_SPEC = """
+name: places
+backends:
+  a: {type: local-dir, path: A}
+  b: {type: local-dir, path: B}
+mixes:
+  apart: [{workload: {kind: fio, name: w, job: {rw: write, bs: 64k, size: 256k}}, backend: b},
+          {workload: {kind: fio, name: r, job: {rw: read, bs: 64k, size: 256k}}}]
+factors:
+  backend: [a]
+  mix: [apart]
+stop: {rule: fixed-time, seconds: 1, repetitions: 1}
+"""
+
+
+class LocationRecorder(Runner):
+    """Notes where each container's data was placed before the runner releases it."""
+
+    placed: list[list[str]]
+
+    def _release_data(self) -> None:
+        if self._loaded is not None:
+            self.placed.append([str(loc.path) for loc in self._loaded.locations])
+        super()._release_data()
+
+
+def test_a_mix_member_with_its_own_backend_keeps_its_data_there(tmp_path, engine):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    text = MIX_SPEC.replace("path: A", f"path: {a}").replace("path: B", f"path: {b}")
+    spec = parse_spec_text(text, "places.yaml", tmp_path)
+    runner = LocationRecorder(spec, text, tmp_path / "out")
+    runner.placed = []
+    outcome = runner.run()
+    assert outcome.folder is not None
+    [(writer, reader)] = runner.placed
+    assert writer.startswith(str(b)) and reader.startswith(str(a))
+    assert list(a.iterdir()) == [] and list(b.iterdir()) == []  # both released

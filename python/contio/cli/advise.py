@@ -3,16 +3,29 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import click
+import yaml
 from rich.console import Console
 from rich.table import Table
 
 from contio.cli.root import cli
-from contio.errors import UsageError
+from contio.errors import Interrupted, UsageError
 from contio.profile.placement import OBJECTIVES, Advice, Evaluation, Member, advise, evaluate
 from contio.profile.schema import load_profile
+from contio.profile.together import Setting, measured_rates, together, together_spec
+from contio.profile.validation import (
+    PlacementCheck,
+    check_placement,
+    median_absolute_error,
+    placement_ratios,
+    write_validation,
+)
+from contio.run.runner import Runner
+from contio.yaml_input import read_yaml
 
 
 def member_names(paths: list[Path]) -> list[str]:
@@ -79,8 +92,23 @@ def _print(console: Console, advice: Advice, checked: Evaluation | None, objecti
     "profiles", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path)
 )
 @click.option(
-    "--places", required=True, help="Where members may go: disks of this host, comma-separated."
-)
+    "--places", help="Where members may go: disks of this host, comma-separated [default: the "
+    "places of --backends]."
+)  # fmt: skip
+@click.option(
+    "--backends", "backends_file", type=click.Path(dir_okay=False, path_type=Path),
+    help="A YAML file mapping each place to a backend definition, as a spec's `backends:` "
+    "(needed by --validate).",
+)  # fmt: skip
+@click.option(
+    "--validate", is_flag=True,
+    help="Run the recommended and the naive placements (and each application alone on its "
+    "places) and compare predicted with measured.",
+)  # fmt: skip
+@click.option(
+    "--results-dir", type=click.Path(file_okay=False, path_type=Path),
+    default=Path("results"), show_default=True, help="Where --validate's results folder goes.",
+)  # fmt: skip
 @click.option("--objective", type=click.Choice(OBJECTIVES), default="fairness", show_default=True,
               help="throughput: the most aggregate normalized throughput; fairness: the best "
                    "worst member; weighted: Σ weight × normalized (--weight).")  # fmt: skip
@@ -91,8 +119,9 @@ def _print(console: Console, advice: Advice, checked: Evaluation | None, objecti
 @click.option("--check", "check", multiple=True, metavar="NAME=PLACE",
               help="Evaluate this placement too (every member given a place).")  # fmt: skip
 def advise_command(
-    profiles: tuple[Path, ...], places: str, objective: str, weights: tuple[str, ...],
-    cores: float | None, check: tuple[str, ...],
+    profiles: tuple[Path, ...], places: str | None, backends_file: Path | None, validate: bool,
+    results_dir: Path, objective: str, weights: tuple[str, ...], cores: float | None,
+    check: tuple[str, ...],
 ) -> None:  # fmt: skip
     """Recommend which of the profiled applications share which disk.
 
@@ -103,9 +132,13 @@ def advise_command(
     fraction of its rate alone and why pairs were kept apart.
     """
     names = member_names(list(profiles))
-    place_list = [p.strip() for p in places.split(",") if p.strip()]
-    if not place_list:
-        raise UsageError("--places: needs at least one place, e.g. --places sdb,sdc")
+    definitions = read_places(backends_file) if backends_file is not None else None
+    place_list = _place_list(places, definitions)
+    if validate and definitions is None:
+        raise UsageError(
+            "--validate: needs --backends FILE, a backend definition per place, to run "
+            "the placements on"
+        )  # fmt: skip
     if weights and objective != "weighted":
         raise UsageError("--weight: weights only count with --objective weighted, not " + objective)
     weight_of = {n: _weight(v) for n, v in parse_pairs("--weight", weights, names).items()}
@@ -126,7 +159,127 @@ def advise_command(
     host_cores = cores if cores is not None else float(os.cpu_count() or 1)
     advice = advise(members, place_list, objective, host_cores)
     checked = evaluate(members, checked_placement, host_cores) if checked_placement else None
-    _print(Console() if Console().is_terminal else Console(width=160), advice, checked, objective)
+    console = Console() if Console().is_terminal else Console(width=160)
+    _print(console, advice, checked, objective)
+    if validate:
+        assert definitions is not None
+        places_used = {p: definitions[p] for p in place_list}
+        _validate(console, members, advice, places_used, results_dir.resolve(), objective)
+
+
+def _place_list(places: str | None, definitions: dict[str, dict[str, Any]] | None) -> list[str]:
+    if places is None:
+        if definitions is None:
+            raise UsageError("--places: needs the places, e.g. --places sdb,sdc (or --backends)")
+        return list(definitions)
+    found = [p.strip() for p in places.split(",") if p.strip()]
+    if not found:
+        raise UsageError("--places: needs at least one place, e.g. --places sdb,sdc")
+    if definitions is not None:
+        unknown = [p for p in found if p not in definitions]
+        if unknown:
+            raise UsageError(
+                f"--places: {', '.join(unknown)} not defined in --backends "
+                f"(defined: {', '.join(definitions)})"
+            )
+    return found
+
+
+def read_places(path: Path) -> dict[str, dict[str, Any]]:
+    """`--backends`: place → backend definition; `UsageError` naming what is wrong."""
+    try:
+        document = read_yaml(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"--backends: cannot read {str(path)!r}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"--backends: {path} is not valid YAML: {exc}") from None
+    if not isinstance(document, dict) or not document:
+        raise UsageError(f"--backends: {path} must map each place to a backend definition")
+    for place, definition in document.items():
+        if not isinstance(definition, dict) or "type" not in definition:
+            raise UsageError(
+                f"--backends: {place}: a backend definition with a `type`, "
+                "e.g. {type: local, mode: device, device: loop, format: xfs}"
+            )  # fmt: skip
+    base = path.resolve().parent
+    return {str(p): _anchored(d, base) for p, d in document.items()}
+
+
+def _anchored(definition: dict[str, Any], base: Path) -> dict[str, Any]:
+    """Relative `path`s are relative to the file, as in a spec."""
+    path = definition.get("path")
+    if isinstance(path, str) and not Path(path).is_absolute():
+        return {**definition, "path": str(base / path)}
+    return dict(definition)
+
+
+def _validate(
+    console: Console, members: list[Member], advice: Advice,
+    places: dict[str, dict[str, Any]], results_dir: Path, objective: str,
+) -> None:  # fmt: skip
+    """Run both placements and each application alone; print predicted against measured."""
+    names = [m.name for m in members]
+    settings = [Setting("recommended", advice.best.placement)]
+    evaluations = {"recommended": advice.best}
+    if advice.naive.placement != advice.best.placement:
+        settings.append(Setting("naive", advice.naive.placement))
+        evaluations["naive"] = advice.naive
+    else:
+        console.print("the naive placement is the recommended one: running it once")
+    profiles = {m.name: m.profile for m in members}
+    spec, text = together(together_spec("advise-validate", profiles, settings, places))
+    runner = Runner(spec, text, results_dir)
+    try:
+        outcome = runner.run()
+    except Interrupted as exc:
+        if runner.folder is not None:
+            click.echo(f"interrupted; completed phases kept in {runner.folder.path}", err=True)
+        sys.exit(128 + exc.signum)
+    rates = measured_rates(outcome.folder.path)
+    checks = [check_placement(s, evaluations[s.label], names, rates) for s in settings]
+    path = write_validation(outcome.folder.path, checks, objective)
+    for found in checks:
+        console.print(validation_table(found))
+    for line in validation_summary(checks):
+        console.print(line, highlight=False, soft_wrap=True)
+    console.print(f"validation: {path}", highlight=False, soft_wrap=True)
+    console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
+
+
+def validation_table(check: PlacementCheck) -> Table:
+    table = Table(title=f"{check.label}: predicted against measured (× alone on its place)",
+                  title_justify="left")  # fmt: skip
+    for column in ("member", "place", "predicted", "measured", "error"):
+        table.add_column(column, justify="left" if column in ("member", "place") else "right")
+    for m in check.members:
+        measured = "failed" if m.measured is None else f"{m.measured:.2f}"
+        if m.measured_half_width is not None:
+            measured += f" ± {m.measured_half_width:.2f}"
+        error = "—" if m.error is None else f"{m.error:+.2f}"
+        table.add_row(m.name, m.place, f"{m.predicted:.2f} ± {m.predicted_uncertainty:.2f}",
+                      measured, error)  # fmt: skip
+    return table
+
+
+def validation_summary(checks: list[PlacementCheck]) -> list[str]:
+    """Per placement its measured aggregate and worst member; the two side by side."""
+    said = []
+    for check in checks:
+        aggregate, worst = check.aggregate, check.worst
+        if aggregate is None or worst is None:
+            said.append(f"{check.label}: not every member completed: no aggregate")
+            continue
+        half = "" if aggregate[1] is None else f" ± {aggregate[1]:.2f}"
+        said.append(f"{check.label}: measured aggregate {aggregate[0]:.2f}{half} × alone, worst "
+                    f"member {worst.name} {worst.measured:.2f} × alone")  # fmt: skip
+    if len(checks) == 2 and (ratios := placement_ratios(*checks)) is not None:
+        said.append(
+            f"recommended against naive: worst member {ratios[0]:.2f}×, aggregate {ratios[1]:.2f}×"
+        )
+    error = median_absolute_error(checks)
+    if error is not None:
+        said.append(f"median absolute prediction error: {error * 100:.1f} percentage points")
+    return said
 
 
 def _weight(text: str) -> float:

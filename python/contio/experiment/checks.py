@@ -254,6 +254,15 @@ def _check_levels(spec: ExperimentSpec) -> list[SpecError]:
                         f"{level!r} is not defined; allowed: {', '.join(allowed) or '(none)'}",
                     )
                 )
+    for mix, members in spec.mixes.items():
+        for i, member in enumerate(members):
+            if member.backend is not None and member.backend not in names["backend"]:
+                problems.append(
+                    SpecError(
+                        f"mixes.{mix}[{i}].backend",
+                        f"{member.backend!r} is not defined; allowed: {', '.join(names['backend'])}",
+                    )
+                )
     if factors.mix is not None and (factors.workload is not None or spec.workloads is not None):
         problems.append(
             SpecError("factors.mix", "cannot combine with a workload factor: a mix names its own")

@@ -53,6 +53,9 @@ class Member:
     tenant: str | None = None
     """The I/O middleware tenant whose volume holds its data (an `io_controls` level
     with `middleware`); None: the backend's own storage."""
+    backend: str | None = None
+    """The backend level holding its data when it is not the cell's (a mix member's own
+    `backend`)."""
 
     @property
     def kind(self) -> str:
@@ -78,8 +81,11 @@ class Member:
         return self.target, tuple((k, merged[k]) for k in keys)
 
     def placement(self) -> tuple[Any, ...]:
-        """Its data set and where it lives: data on a tenant's volume is not another's."""
-        return self.dataset() if self.tenant is None else (*self.dataset(), self.tenant)
+        """Its data set and where it lives: data on a tenant's volume, or on a backend of
+        its own, is not another's."""
+        if self.tenant is None and self.backend is None:
+            return self.dataset()
+        return (*self.dataset(), self.tenant, self.backend)
 
     @property
     def writes(self) -> bool:
@@ -188,7 +194,8 @@ def _members(spec: ExperimentSpec, chosen: dict[str, Any]) -> tuple[Member, ...]
         threads = (part.threads if part and part.threads else None) or chosen["threads"]
         common = spec.properties_for(target)
         common.update({k: engine_value(v) for k, v in props.items()})
-        member = Member(target, workload, threads, tuple(common.items()))
+        backend = part.backend if part else None
+        member = Member(target, workload, threads, tuple(common.items()), backend=backend)
         members += [member] * chosen["containers"]
     controls = spec.io_controls.get(chosen.get("io_controls", ""))
     if controls is not None and controls.middleware is not None:

@@ -256,6 +256,10 @@ class MixMember(SpecModel):
     """Default: the cell's target."""
     threads: PositiveInteger | None = None
     """Default: the cell's threads."""
+    backend: str | None = None
+    """A backend definition (a key of `backends`) for this member's data; default: the
+    cell's backend level. Members of one cell on different backends share the host but
+    not the storage: how `contio advise --validate` runs a placement."""
 
 
 _PERCENT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*%\s*$")

@@ -154,6 +154,7 @@ def distill(folder: Path) -> Profile:
             name=spec.get("name", folder.name), levels=levels_of,
             backend={"name": backend_name, **backend},
             disk=str(first["disk_device"]) if first.get("disk_device") else None,
+            spec=spec,
         ),
         host={"cores": host.get("cpu_count") or os.cpu_count(),
               "memory": host.get("memory_total"), "contio": __version__},

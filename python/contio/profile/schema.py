@@ -78,6 +78,10 @@ class Application(ProfileModel):
     """The backend's definition from the spec (type, path, …)."""
     disk: str | None
     """The kernel name of the disk that held the data (`busiest` when none did)."""
+    spec: dict[str, Any] | None = None
+    """The spec the profile ran (JSON, as the results' `spec.json`): how `contio advise
+    --validate` and `contio profile --pairs` run the application again. None in a profile
+    written before they existed: profile it again to use them."""
 
 
 class Profile(ProfileModel):

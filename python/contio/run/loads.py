@@ -28,7 +28,8 @@ class LoadedData:
 
     key: tuple[Any, ...]
     """The load group key (`Cell.load_key`) it was loaded for."""
-    backend: str
+    backends: list[str]
+    """The backend level of each location (a mix member may have its own)."""
     locations: list[DataLocation]
     """One per container, in container order: a host directory or a Docker volume."""
     fresh: bool = True
@@ -52,3 +53,9 @@ def needs_load(policy: str, loaded: LoadedData | None, cell: Cell) -> bool:
     if policy == "never":
         return True
     return not loaded.fresh
+
+
+def member_backends(cell: Cell) -> list[str]:
+    """The backend level holding each container's data: its mix member's own, else the
+    cell's."""
+    return [m.backend or cell.level["backend"] for m in cell.members]

@@ -179,7 +179,7 @@ def _priced(
             servers = [SERVER_START_S.get(m.target, 2.0) for m in cell.members if m.database]
             found[cell.key] += load + max(servers, default=0.0)  # servers start with each load
             loads += 1
-            loaded = LoadedData(cell.load_key(), cell.level["backend"], [])
+            loaded = LoadedData(cell.load_key(), [cell.level["backend"]], [])
         assert loaded is not None
         run = measured.get(cell.key, "run")
         if run is None:

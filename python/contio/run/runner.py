@@ -82,7 +82,7 @@ from contio.results.summary import CellSummary, summarize, summary_rows
 from contio.run.backend_pool import BackendPool
 from contio.run.docker_preparation import DockerSetup, prepare_docker
 from contio.run.identity import check_resumable, spec_fingerprint
-from contio.run.loads import LoadedData, needs_load
+from contio.run.loads import LoadedData, member_backends, needs_load
 from contio.run.measured_prices import measured_phases
 from contio.run.middleware_control import MiddlewareIoController
 from contio.run.page_cache import drop_page_cache
@@ -435,9 +435,9 @@ class Runner:
         skips the cell then."""
         name = cell.level["backend"]
         controls = self.spec.controls_for(cell.level)
-        reason = self.pool.unavailable(name)
-        if reason:
-            return f"backend {name!r} is unavailable: {reason}"
+        for used in dict.fromkeys([name, *member_backends(cell)]):
+            if reason := self.pool.unavailable(used):
+                return f"backend {used!r} is unavailable: {reason}"
         if (
             controls is not None
             and controls.middleware is None
@@ -445,9 +445,11 @@ class Runner:
         ):
             return reason
         try:
+            for used in dict.fromkeys(member_backends(cell)):
+                self.pool.get(used)
             backend = self.pool.get(name)
         except BackendUnavailableError as exc:
-            return f"backend {name!r} is unavailable: {exc}"
+            return f"backend {used!r} is unavailable: {exc}"
         if controls is None:
             return None
         device = device_of(controls, backend_location(backend))
@@ -568,13 +570,13 @@ class Runner:
         self._release_data()
         runtime = cell.level["runtime"]
         executor = self._executor(runtime)
-        backend = self.pool.get(cell.level["backend"])
+        backends = member_backends(cell)
         locations = [
-            place_data(backend, f"{cell.slug}-c{k}", runtime, member.tenant)
-            for k, member in enumerate(cell.members, start=1)
+            place_data(self.pool.get(name), f"{cell.slug}-c{k}", runtime, member.tenant)
+            for k, (member, name) in enumerate(zip(cell.members, backends, strict=True), start=1)
         ]
         loaded = LoadedData(
-            cell.load_key(), cell.level["backend"], locations, fresh=True,
+            cell.load_key(), backends, locations, fresh=True,
             members=list(cell.members), runtime=runtime,
             disk=data_disk(loc.path for loc in locations if isinstance(loc, HostPath)),
         )  # fmt: skip
@@ -618,11 +620,10 @@ class Runner:
             if loaded.session is not None:
                 self._executors[loaded.runtime].close_data(loaded.session)
         finally:
-            backend = self.pool.get(loaded.backend)
             clean_up(loaded)
-            for location in loaded.locations:
+            for name, location in zip(loaded.backends, loaded.locations, strict=True):
                 if isinstance(location, HostPath):
-                    backend.release(location.path)
+                    self.pool.get(name).release(location.path)
 
     def _phase(
         self,
