@@ -45,7 +45,8 @@ class ProfilesDisagree(UsageError):
 
 @dataclass(frozen=True)
 class Setting:
-    """One way to run the members together: member name → place."""
+    """One way to run members together: member name → place, for the members it runs
+    (container order = the placement's order)."""
 
     label: str
     placement: dict[str, str]
@@ -155,11 +156,12 @@ def together_spec(
     mixes: dict[str, list[dict[str, Any]]] = {}
     used: dict[str, None] = {}
     for setting in settings:
+        # A setting runs the members it places, in its placement's order.
         mixes[setting.label] = [
-            {**members[member], "backend": setting.placement[member]} for member in profiles
+            {**members[member], "backend": place} for member, place in setting.placement.items()
         ]
-        for member in profiles:
-            used[alone_label(application_of(member), setting.placement[member])] = None
+        for member, place in setting.placement.items():
+            used[alone_label(application_of(member), place)] = None
     for member in profiles:
         for place in places:
             label = alone_label(application_of(member), place)
