@@ -25,6 +25,10 @@ half-widths, combined as independent) plus `MODEL_ERROR`, what calibration again
 measured mixes leaves unexplained; until a calibration run has set it, the default
 says how far apart to read the predictions.
 
+The constants travel as a `ModelConstants` (defaults: the module's constants below);
+`contio profile --pairs` fits them on measured pairs and `contio advise --calibration`
+uses the fitted ones.
+
 Homogeneous groups (k copies of one application) are predicted from the profile's own
 scaling curve when it has that count: measured beats modelled.
 """
@@ -50,6 +54,19 @@ SEQUENTIAL_BYTES_PER_IO = 128 * 1024
 """…or whose requests are at least this large on average."""
 MODEL_ERROR = 0.10
 """The model's own uncertainty in normalized throughput, until calibrated (10 points)."""
+
+
+@dataclass(frozen=True)
+class ModelConstants:
+    """The model's constants: the defaults are paper 003's starting points, a calibration
+    (`contio profile --pairs`, `contio.profile.calibration`) fits its own."""
+
+    queue_weight: float = QUEUE_WEIGHT
+    sequential_penalty: float = SEQUENTIAL_PENALTY
+    model_error: float = MODEL_ERROR
+
+
+DEFAULT_CONSTANTS = ModelConstants()
 
 
 @dataclass(frozen=True)
@@ -104,7 +121,9 @@ def _fair_division(needs: Sequence[float]) -> list[float]:
     return shares
 
 
-def device_fractions(profiles: Sequence[Profile]) -> list[float]:
+def device_fractions(
+    profiles: Sequence[Profile], constants: ModelConstants = DEFAULT_CONSTANTS
+) -> list[float]:
     """Each member's rate on a shared device as a fraction of its solo rate."""
     solo = [_utilization(p) for p in profiles]
     kinds = [sequential(p) for p in profiles]
@@ -112,7 +131,8 @@ def device_fractions(profiles: Sequence[Profile]) -> list[float]:
     # Device time each needs at its solo rate in this mix (more for a sequential member
     # beside random ones: its requests no longer follow each other).
     needs = [
-        u * (1 + SEQUENTIAL_PENALTY) if mixed and s else u for u, s in zip(solo, kinds, strict=True)
+        u * (1 + constants.sequential_penalty) if mixed and s else u
+        for u, s in zip(solo, kinds, strict=True)
     ]
     busy = sum(needs)
     if busy > 1.0:
@@ -123,7 +143,7 @@ def device_fractions(profiles: Sequence[Profile]) -> list[float]:
     # The device keeps up: each waits behind the others' requests, and a penalised
     # member's own requests take longer.
     return [
-        (u / need if need > 0 else 1.0) / (1.0 + QUEUE_WEIGHT * (busy - need))
+        (u / need if need > 0 else 1.0) / (1.0 + constants.queue_weight * (busy - need))
         for u, need in zip(solo, needs, strict=True)
     ]
 
@@ -137,13 +157,13 @@ def cpu_fractions(profiles: Sequence[Profile], cores: float) -> list[float]:
     return [cores / total] * len(profiles)
 
 
-def _uncertainty(profiles: Sequence[Profile]) -> float:
+def _uncertainty(profiles: Sequence[Profile], model_error: float) -> float:
     relative = []
     for p in profiles:
         solo = p.solo
         if solo.ops_per_sec_half_width is not None and solo.ops_per_sec > 0:
             relative.append(solo.ops_per_sec_half_width / solo.ops_per_sec)
-    return math.sqrt(MODEL_ERROR**2 + sum(r * r for r in relative))
+    return math.sqrt(model_error**2 + sum(r * r for r in relative))
 
 
 def _measured_copies(profiles: Sequence[Profile]) -> float | None:
@@ -158,16 +178,21 @@ def _measured_copies(profiles: Sequence[Profile]) -> float | None:
 
 
 def predict(
-    profiles: Sequence[Profile], names: Sequence[str], cores: float, same_device: bool = True
+    profiles: Sequence[Profile],
+    names: Sequence[str],
+    cores: float,
+    same_device: bool = True,
+    constants: ModelConstants = DEFAULT_CONSTANTS,
 ) -> list[Prediction]:
     """Each member's throughput in a mix of `profiles` (named `names`) sharing one
-    device (unless `same_device` is False: only the host) and a host of `cores` CPUs."""
+    device (unless `same_device` is False: only the host) and a host of `cores` CPUs,
+    with the model's `constants` (the defaults unless calibrated)."""
     if len(profiles) != len(names):
         raise ValueError("one name per profile")
     measured = _measured_copies(profiles) if len(profiles) > 1 else None
-    device = device_fractions(profiles) if same_device else [1.0] * len(profiles)
+    device = device_fractions(profiles, constants) if same_device else [1.0] * len(profiles)
     cpu = cpu_fractions(profiles, cores)
-    spread = _uncertainty(profiles)
+    spread = _uncertainty(profiles, constants.model_error)
     found = []
     for name, profile, d, c in zip(names, profiles, device, cpu, strict=True):
         if measured is not None:

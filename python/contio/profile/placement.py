@@ -21,7 +21,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from contio.errors import UsageError
-from contio.profile.interference import Prediction, cpu_fractions, predict
+from contio.profile.interference import (
+    DEFAULT_CONSTANTS,
+    ModelConstants,
+    Prediction,
+    cpu_fractions,
+    predict,
+)
 from contio.profile.schema import Profile
 
 OBJECTIVES = ("throughput", "fairness", "weighted")
@@ -74,7 +80,12 @@ class Advice:
     searched: int
 
 
-def evaluate(members: Sequence[Member], placement: Mapping[str, str], cores: float) -> Evaluation:
+def evaluate(
+    members: Sequence[Member],
+    placement: Mapping[str, str],
+    cores: float,
+    constants: ModelConstants = DEFAULT_CONSTANTS,
+) -> Evaluation:
     """The model's predictions for `placement`: the members of each place share its device,
     everyone shares the host's `cores`."""
     by_place: dict[str, list[Member]] = {}
@@ -85,7 +96,10 @@ def evaluate(members: Sequence[Member], placement: Mapping[str, str], cores: flo
     limits = cpu_fractions([m.profile for m in members], cores)
     cpu_share = {m.name: limit for m, limit in zip(members, limits, strict=True)}
     for group in by_place.values():
-        found = predict([m.profile for m in group], [m.name for m in group], float("inf"))
+        found = predict(
+            [m.profile for m in group], [m.name for m in group], float("inf"),
+            constants=constants,
+        )  # fmt: skip
         for prediction in found:
             limit = cpu_share[prediction.name]
             if limit < prediction.normalized:
@@ -102,7 +116,11 @@ def naive_placement(members: Sequence[Member], places: Sequence[str]) -> dict[st
 
 
 def advise(
-    members: Sequence[Member], places: Sequence[str], objective: str, cores: float
+    members: Sequence[Member],
+    places: Sequence[str],
+    objective: str,
+    cores: float,
+    constants: ModelConstants = DEFAULT_CONSTANTS,
 ) -> Advice:
     """The placement that maximises `objective`, searched exhaustively."""
     if objective not in OBJECTIVES:
@@ -119,22 +137,27 @@ def advise(
     best: Evaluation | None = None
     for chosen in itertools.product(places, repeat=len(members)):
         placement = {m.name: p for m, p in zip(members, chosen, strict=True)}
-        found = evaluate(members, placement, cores)
+        found = evaluate(members, placement, cores, constants)
         if best is None or found.score(objective, weights) > best.score(objective, weights):
             best = found
     assert best is not None
-    naive = evaluate(members, naive_placement(members, places), cores)
-    return Advice(best, naive, explain(members, best, cores), count)
+    naive = evaluate(members, naive_placement(members, places), cores, constants)
+    return Advice(best, naive, explain(members, best, cores, constants), count)
 
 
-def explain(members: Sequence[Member], best: Evaluation, cores: float) -> list[str]:
+def explain(
+    members: Sequence[Member],
+    best: Evaluation,
+    cores: float,
+    constants: ModelConstants = DEFAULT_CONSTANTS,
+) -> list[str]:
     """Sentences: which pairs the placement keeps apart and what they would lose together."""
     said = []
     seen: set[tuple[str, str]] = set()
     for a, b in itertools.combinations(members, 2):
         if best.placement[a.name] == best.placement[b.name]:
             continue
-        together = predict([a.profile, b.profile], [a.name, b.name], cores)
+        together = predict([a.profile, b.profile], [a.name, b.name], cores, constants=constants)
         for mine, other in ((together[0], b), (together[1], a)):
             kept = best.predictions[mine.name].normalized
             # Copies (`writer`, `writer#2`) say the same: once per pair of applications.
