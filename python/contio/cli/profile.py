@@ -1,7 +1,10 @@
-"""`contio profile`: an application's I/O profile, alone and beside copies of itself."""
+"""`contio profile`: an application's I/O profile, alone and beside copies of itself;
+`contio profile --pairs`: the interference model calibrated on pairs of profiles."""
 
 from __future__ import annotations
 
+import datetime
+import os
 import sys
 from pathlib import Path
 
@@ -11,10 +14,21 @@ from rich.table import Table
 
 from contio.cli.root import cli
 from contio.cli.run import PROFILE_HELP, load_spec
-from contio.errors import Interrupted, SpecError
+from contio.errors import ContioError, Interrupted, SpecError, UsageError
 from contio.profile.application import DEFAULT_COUNTS, profiling_spec
+from contio.profile.calibration import (
+    Calibration,
+    Observation,
+    ProfileUsed,
+    calibration_document,
+    fit,
+    pairs_of,
+    pairs_spec,
+    shared_backend,
+)
 from contio.profile.distill import distill
-from contio.profile.schema import Profile
+from contio.profile.schema import Profile, load_profile
+from contio.profile.together import measured_rates, outcomes, together
 from contio.run.runner import Runner
 
 
@@ -57,15 +71,22 @@ def profile_table(profile: Profile) -> Table:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("spec", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--pairs", is_flag=True,
+    help="SPEC… are two or more profile files: run every pair of them together on their "
+    "device (and each alone) and calibrate the interference model on what they measure.",
+)  # fmt: skip
 @click.option("--profile", "-P", "spec_profile", help=PROFILE_HELP)
 @click.option(
-    "--containers", default=",".join(map(str, DEFAULT_COUNTS)), show_default=True,
-    help="Copies of the application to run at once, comma-separated.",
+    "--containers", default=None,
+    help="Copies of the application to run at once, comma-separated "
+    f"[default: {','.join(map(str, DEFAULT_COUNTS))}].",
 )  # fmt: skip
 @click.option(
     "--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-    help="The profile file to write [default: NAME.profile.json, NAME the spec's].",
+    help="The profile file to write [default: NAME.profile.json, NAME the spec's; with "
+    "--pairs: calibration.json].",
 )  # fmt: skip
 @click.option(
     "--results-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -73,8 +94,9 @@ def profile_table(profile: Profile) -> Table:
     help="Where the run's results folder is created (the profile's raw data).",
 )  # fmt: skip
 def profile(
-    spec: Path, spec_profile: str | None, containers: str, output: Path | None, results_dir: Path
-) -> None:
+    spec: tuple[Path, ...], pairs: bool, spec_profile: str | None, containers: str | None,
+    output: Path | None, results_dir: Path,
+) -> None:  # fmt: skip
     """Measure the I/O profile of the one application SPEC runs.
 
     Runs it alone and as several copies at once (--containers) on its backend, as
@@ -84,10 +106,26 @@ def profile(
     queue depth, CPU per operation, and its scaling curve with saturation point and
     valley. SPEC's factors must give one application (one level each, except
     `containers`, which --containers sets).
+
+    With --pairs, SPEC… are profile files instead: every pair runs together on the
+    device they were profiled on, and the interference model's constants are fitted on
+    the measured pairs (`contio-calibration/1`, for `contio advise --calibration`).
     """
-    counts = parse_counts(containers)
-    experiment, text = load_spec(spec, spec_profile)
-    experiment = profiling_spec(experiment, counts, str(spec))
+    if pairs:
+        if spec_profile is not None or containers is not None:
+            option = "--profile" if spec_profile is not None else "--containers"
+            raise UsageError(f"{option}: not with --pairs (the profiles' own specs run)")
+        _pairs(list(spec), output, results_dir)
+        return
+    if len(spec) != 1:
+        raise UsageError(
+            f"SPEC: one spec to profile, not {len(spec)} (profile files to run in pairs "
+            "need --pairs)"
+        )
+    spec_path = spec[0]
+    counts = parse_counts(containers or ",".join(map(str, DEFAULT_COUNTS)))
+    experiment, text = load_spec(spec_path, spec_profile)
+    experiment = profiling_spec(experiment, counts, str(spec_path))
     output = (output or Path(f"{experiment.name}.profile.json")).resolve()
     results_dir = results_dir.resolve()  # mounted into containers: absolute
     runner = Runner(experiment, text, results_dir, profile=spec_profile)
@@ -112,3 +150,111 @@ def profile(
         console.print(f"caveat: {caveat}", highlight=False, soft_wrap=True)
     console.print(f"profile: {output}", highlight=False, soft_wrap=True)
     console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
+
+
+def _pairs(paths: list[Path], output: Path | None, results_dir: Path) -> None:
+    """`--pairs`: every pair on the one device, the fit, the calibration file."""
+    if len(paths) < 2:
+        raise UsageError(f"--pairs: needs two or more profiles, not {len(paths)}")
+    resolved = [p.resolve() for p in paths]
+    twice = sorted({str(p) for p in paths if resolved.count(p.resolve()) > 1})
+    if twice:
+        raise UsageError(f"--pairs: {', '.join(twice)} given twice: each application runs once")
+    names = _names(paths)
+    profiles = {n: load_profile(p) for n, p in zip(names, paths, strict=True)}
+    for name, path in zip(names, paths, strict=True):
+        if profiles[name].application.spec is None:
+            raise UsageError(
+                f"--pairs: {path}: this profile keeps no spec (written by an older contio): "
+                "profile the application again to run it in pairs"
+            )
+    backend = shared_backend(profiles)
+    found_pairs = pairs_of(profiles)
+    spec, text = together(pairs_spec("profile-pairs", found_pairs, backend))
+    output = (output or Path("calibration.json")).resolve()
+    runner = Runner(spec, text, results_dir.resolve())
+    try:
+        outcome = runner.run()
+    except Interrupted as exc:
+        if runner.folder is not None:
+            click.echo(f"interrupted; completed phases kept in {runner.folder.path}", err=True)
+        sys.exit(128 + exc.signum)
+    folder = outcome.folder.path
+    rates = measured_rates(folder)
+    measured = {p.label: outcomes(p.setting, list(p.names), rates) for p in found_pairs}
+    observations = [
+        Observation(pair, k, o.normalized, o.half_width)
+        for pair in found_pairs
+        for k, o in enumerate(measured[pair.label])
+        if o.normalized is not None
+    ]
+    if not observations:
+        raise ContioError(f"--pairs: no pair member completed, nothing to calibrate on: {folder}")
+    cores = float(os.cpu_count() or 1)
+    fitted = fit(observations, cores)
+    used = [
+        ProfileUsed(name=n, path=str(p.resolve()), application=profiles[n].application.name,
+                    measured=profiles[n].measured, results=profiles[n].results)
+        for n, p in zip(names, paths, strict=True)
+    ]  # fmt: skip
+    created = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    calibration = calibration_document(
+        fitted, found_pairs, measured, cores, backend, folder, used, created
+    )
+    output.parent.mkdir(parents=True, exist_ok=True)
+    calibration.dump(output)
+    console = Console() if Console().is_terminal else Console(width=160)
+    console.print(calibration_table(calibration))
+    for line in calibration_summary(calibration):
+        console.print(line, highlight=False, soft_wrap=True)
+    console.print(f"calibration: {output}", highlight=False, soft_wrap=True)
+    console.print(f"results: {folder}", highlight=False, soft_wrap=True)
+
+
+def _names(paths: list[Path]) -> list[str]:
+    """`writer.profile.json` → `writer` (as `contio advise` names members); two files of
+    one name in different folders become `writer` and `writer-2` (not `writer#2`, which
+    would be a copy of one application, measured alone once)."""
+    names: list[str] = []
+    for path in paths:
+        base = path.name.removesuffix(".json").removesuffix(".profile").replace("#", "-")
+        name, k = base, 1
+        while name in names:
+            k += 1
+            name = f"{base}-{k}"
+        names.append(name)
+    return names
+
+
+def calibration_table(calibration: Calibration) -> Table:
+    """Per pair member: measured, and predicted before and after the fit."""
+    table = Table(title="pairs on one device: normalized throughput (× alone, same run)",
+                  title_justify="left")  # fmt: skip
+    for column in ("pair", "member", "measured", "predicted before", "predicted after",
+                   "error after"):  # fmt: skip
+        table.add_column(column, justify="left" if column in ("pair", "member") else "right")
+    for pair in calibration.pairs:
+        for m in pair.members:
+            measured = "failed" if m.measured is None else f"{m.measured:.2f}"
+            if m.measured_half_width is not None:
+                measured += f" ± {m.measured_half_width:.2f}"
+            error = "—" if m.measured is None else f"{m.measured - m.predicted_after:+.2f}"
+            table.add_row(pair.label, m.name, measured, f"{m.predicted_before:.2f}",
+                          f"{m.predicted_after:.2f}", error)  # fmt: skip
+    return table
+
+
+def calibration_summary(calibration: Calibration) -> list[str]:
+    before, after = calibration.constants.before, calibration.constants.after
+    error = calibration.median_absolute_error
+    constants = (
+        f"queue_weight {before.queue_weight:g} → {after.queue_weight:g}, sequential_penalty "
+        f"{before.sequential_penalty:g} → {after.sequential_penalty:g}, model_error "
+        f"{before.model_error:.3g} → {after.model_error:.3g}"
+    )
+    errors = (
+        f"median absolute error: {error.before * 100:.1f} → {error.after * 100:.1f} percentage "
+        f"points over {calibration.observations} observations"
+    )
+    said = [constants, errors]
+    return said + [f"note: {note}" for note in calibration.notes]
