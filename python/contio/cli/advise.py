@@ -14,6 +14,8 @@ from rich.table import Table
 
 from contio.cli.root import cli
 from contio.errors import Interrupted, UsageError
+from contio.profile.calibration import load_calibration
+from contio.profile.interference import DEFAULT_CONSTANTS
 from contio.profile.placement import OBJECTIVES, Advice, Evaluation, Member, advise, evaluate
 from contio.profile.schema import load_profile
 from contio.profile.together import Setting, measured_rates, together, together_spec
@@ -118,10 +120,13 @@ def _print(console: Console, advice: Advice, checked: Evaluation | None, objecti
               help="CPUs of the host the members share [default: this machine's].")  # fmt: skip
 @click.option("--check", "check", multiple=True, metavar="NAME=PLACE",
               help="Evaluate this placement too (every member given a place).")  # fmt: skip
+@click.option("--calibration", type=click.Path(dir_okay=False, path_type=Path),
+              help="The model's constants from `contio profile --pairs` (a "
+                   "contio-calibration/1 file) [default: the uncalibrated ones].")  # fmt: skip
 def advise_command(
     profiles: tuple[Path, ...], places: str | None, backends_file: Path | None, validate: bool,
     results_dir: Path, objective: str, weights: tuple[str, ...], cores: float | None,
-    check: tuple[str, ...],
+    check: tuple[str, ...], calibration: Path | None,
 ) -> None:  # fmt: skip
     """Recommend which of the profiled applications share which disk.
 
@@ -157,9 +162,16 @@ def advise_command(
                 f"--check: {', '.join(unknown)} not among --places ({', '.join(place_list)})"
             )
     host_cores = cores if cores is not None else float(os.cpu_count() or 1)
-    advice = advise(members, place_list, objective, host_cores)
-    checked = evaluate(members, checked_placement, host_cores) if checked_placement else None
+    constants = load_calibration(calibration).model_constants if calibration else DEFAULT_CONSTANTS
+    advice = advise(members, place_list, objective, host_cores, constants)
+    checked = (
+        evaluate(members, checked_placement, host_cores, constants) if checked_placement else None
+    )
     console = Console() if Console().is_terminal else Console(width=160)
+    if calibration is not None:
+        console.print(f"model constants from {calibration}: queue_weight {constants.queue_weight:g}, "
+                      f"sequential_penalty {constants.sequential_penalty:g}, model_error "
+                      f"{constants.model_error:.3g}", highlight=False, soft_wrap=True)  # fmt: skip
     _print(console, advice, checked, objective)
     if validate:
         assert definitions is not None
