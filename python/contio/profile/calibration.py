@@ -93,24 +93,14 @@ def shared_backend(profiles: Mapping[str, Profile]) -> dict[str, Any]:
 
 
 def pairs_spec(name: str, pairs: Sequence[Pair], device: dict[str, Any]) -> dict[str, Any]:
-    """One experiment (as YAML data): every pair on the device, each application alone.
-
-    `together_spec` runs all its profiles in every setting, so each pair is built on its
-    own and the mixes merged (the solo cells, one per application, coincide)."""
-    document: dict[str, Any] | None = None
-    for pair in pairs:
-        found = together_spec(
-            name, dict(zip(pair.names, pair.profiles, strict=True)), [pair.setting],
-            {PLACE: device},
-        )  # fmt: skip
-        if document is None:
-            document = found
-            continue
-        for label, members in found["mixes"].items():
-            document["mixes"].setdefault(label, members)
-    if document is None:
+    """One experiment (as YAML data): every pair on the device, each application alone
+    (a setting runs only the members it places: the pair)."""
+    if not pairs:
         raise UsageError("--pairs: needs at least two applications")
-    document["factors"]["mix"] = list(document["mixes"])
+    profiles: dict[str, Profile] = {}
+    for pair in pairs:
+        profiles.update(zip(pair.names, pair.profiles, strict=True))
+    document = together_spec(name, profiles, [p.setting for p in pairs], {PLACE: device})
     document["description"] = "Profiled applications run in pairs on one device, and alone."
     return document
 
