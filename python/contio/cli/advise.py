@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from contio.cli.root import cli
-from contio.errors import Interrupted, UsageError
+from contio.errors import Interrupted, QosError, UsageError
 from contio.profile.calibration import load_calibration
 from contio.profile.interference import DEFAULT_CONSTANTS
 from contio.profile.placement import OBJECTIVES, Advice, Evaluation, Member, advise, evaluate
@@ -26,6 +26,7 @@ from contio.profile.validation import (
     placement_ratios,
     write_validation,
 )
+from contio.qos.device import resolve
 from contio.run.runner import Runner
 from contio.yaml_input import read_yaml
 
@@ -238,6 +239,8 @@ def _validate(
         evaluations["naive"] = advice.naive
     else:
         console.print("the naive placement is the recommended one: running it once")
+    for warning in shared_disks(places):
+        console.print(f"note: {warning}", highlight=False, soft_wrap=True)
     profiles = {m.name: m.profile for m in members}
     spec, text = together(together_spec("advise-validate", profiles, settings, places))
     runner = Runner(spec, text, results_dir)
@@ -256,6 +259,24 @@ def _validate(
         console.print(line, highlight=False, soft_wrap=True)
     console.print(f"validation: {path}", highlight=False, soft_wrap=True)
     console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
+
+
+def shared_disks(places: dict[str, dict[str, Any]]) -> list[str]:
+    """Places whose directories are on one disk: placing members apart there does not
+    keep them off one device, and the validation cannot show what advice is worth."""
+    by_disk: dict[str, list[str]] = {}
+    for place, definition in places.items():
+        path = definition.get("path")
+        if definition.get("type") in ("local-dir", "path", "local") and isinstance(path, str):
+            try:
+                by_disk.setdefault(resolve(path).name, []).append(place)
+            except QosError:
+                continue
+    return [
+        f"places {', '.join(found)} are on one disk ({disk}): members placed apart there "
+        "still share its device"
+        for disk, found in by_disk.items() if len(found) > 1
+    ]  # fmt: skip
 
 
 def validation_table(check: PlacementCheck) -> Table:
