@@ -24,6 +24,7 @@ from benchmarks import (
     go_tpc,
     go_ycsb,
     middleware,
+    placement,
     ycsb_null,
 )
 from benchmarks.context import BenchContext, cache_dir
@@ -45,6 +46,7 @@ REGISTRY: dict[str, ModuleType] = {
         go_ycsb,
         go_tpc,
         middleware,
+        placement,
     )
 }
 QUICK_SCALE = 0.05

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from rich.table import Table
 from contio.cli.root import cli
 from contio.errors import Interrupted, QosError, UsageError
 from contio.profile.calibration import load_calibration
-from contio.profile.interference import DEFAULT_CONSTANTS
+from contio.profile.interference import DEFAULT_CONSTANTS, FAIR_SCHEDULERS, SHARING
 from contio.profile.placement import OBJECTIVES, Advice, Evaluation, Member, advise, evaluate
 from contio.profile.schema import load_profile
 from contio.profile.together import Setting, measured_rates, together, together_spec
@@ -121,13 +122,18 @@ def _print(console: Console, advice: Advice, checked: Evaluation | None, objecti
               help="CPUs of the host the members share [default: this machine's].")  # fmt: skip
 @click.option("--check", "check", multiple=True, metavar="NAME=PLACE",
               help="Evaluate this placement too (every member given a place).")  # fmt: skip
+@click.option("--sharing", type=click.Choice(["auto", *SHARING]), default="auto", show_default=True,
+              help="How the places' devices divide themselves among members: fifo (arrival "
+                   "order: none, mq-deadline, kyber schedulers) or fair (bfq time slices); "
+                   "auto: the calibration's, else the places' own schedulers where they are "
+                   "disks of this host, else fifo.")  # fmt: skip
 @click.option("--calibration", type=click.Path(dir_okay=False, path_type=Path),
               help="The model's constants from `contio profile --pairs` (a "
                    "contio-calibration/1 file) [default: the uncalibrated ones].")  # fmt: skip
 def advise_command(
     profiles: tuple[Path, ...], places: str | None, backends_file: Path | None, validate: bool,
     results_dir: Path, objective: str, weights: tuple[str, ...], cores: float | None,
-    check: tuple[str, ...], calibration: Path | None,
+    check: tuple[str, ...], sharing: str, calibration: Path | None,
 ) -> None:  # fmt: skip
     """Recommend which of the profiled applications share which disk.
 
@@ -164,11 +170,17 @@ def advise_command(
             )
     host_cores = cores if cores is not None else float(os.cpu_count() or 1)
     constants = load_calibration(calibration).model_constants if calibration else DEFAULT_CONSTANTS
+    if sharing != "auto":
+        constants = replace(constants, sharing=sharing)
+    elif calibration is None:
+        constants = replace(constants, sharing=places_sharing(place_list, definitions))
     advice = advise(members, place_list, objective, host_cores, constants)
     checked = (
         evaluate(members, checked_placement, host_cores, constants) if checked_placement else None
     )
     console = Console() if Console().is_terminal else Console(width=160)
+    console.print(f"sharing law: {constants.sharing} ({SHARING_SAID[constants.sharing]})",
+                  highlight=False)  # fmt: skip
     if calibration is not None:
         console.print(f"model constants from {calibration}: queue_weight {constants.queue_weight:g}, "
                       f"sequential_penalty {constants.sequential_penalty:g}, model_error "
@@ -259,6 +271,39 @@ def _validate(
         console.print(line, highlight=False, soft_wrap=True)
     console.print(f"validation: {path}", highlight=False, soft_wrap=True)
     console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
+
+
+SHARING_SAID = {
+    "fifo": "the devices serve requests in arrival order",
+    "fair": "the devices give each member time slices",
+}
+
+
+def places_sharing(places: list[str], definitions: dict[str, dict[str, Any]] | None) -> str:
+    """`fair` when every place whose scheduler can be read here uses a time-slicing one
+    (bfq), else `fifo` (also when none can be read: Linux's default schedulers are)."""
+    found = [s for p in places if (s := _scheduler(p, (definitions or {}).get(p))) is not None]
+    return "fair" if found and all(s in FAIR_SCHEDULERS for s in found) else "fifo"
+
+
+def _scheduler(place: str, definition: dict[str, Any] | None) -> str | None:
+    """The I/O scheduler in force for a place: a disk of this host by name, or the disk
+    holding a directory backend's path (None: cannot tell before it is made)."""
+    disk: str | None = place
+    if definition is not None:
+        path = definition.get("path") or definition.get("device")
+        try:
+            disk = resolve(path).name if isinstance(path, str) and path != "loop" else None
+        except QosError:
+            disk = None
+    if disk is None:
+        return None
+    try:
+        text = (Path("/sys/block") / disk / "queue" / "scheduler").read_text()
+    except OSError:
+        return None
+    chosen = [w.strip("[]") for w in text.split() if w.startswith("[")]
+    return chosen[0] if chosen else None
 
 
 def shared_disks(places: dict[str, dict[str, Any]]) -> list[str]:

@@ -248,6 +248,7 @@ def calibration_summary(calibration: Calibration) -> list[str]:
     before, after = calibration.constants.before, calibration.constants.after
     error = calibration.median_absolute_error
     constants = (
+        f"sharing {before.sharing} → {after.sharing}, "
         f"queue_weight {before.queue_weight:g} → {after.queue_weight:g}, sequential_penalty "
         f"{before.sequential_penalty:g} → {after.sequential_penalty:g}, model_error "
         f"{before.model_error:.3g} → {after.model_error:.3g}"

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contio.errors import UsageError
-from contio.profile.interference import DEFAULT_CONSTANTS, ModelConstants, predict
+from contio.profile.interference import DEFAULT_CONSTANTS, SHARING, ModelConstants, predict
 from contio.profile.schema import Profile
 from contio.profile.together import MemberOutcome, Setting, together_spec
 
@@ -169,25 +169,27 @@ def fit(
         raise ValueError("no observations to fit")
 
     def distance(c: ModelConstants) -> float:
-        return abs(c.queue_weight - start.queue_weight) + abs(
-            c.sequential_penalty - start.sequential_penalty
+        law = 0.0 if c.sharing == start.sharing else 10.0  # the other law only if better
+        return (
+            law
+            + abs(c.queue_weight - start.queue_weight)
+            + abs(c.sequential_penalty - start.sequential_penalty)
         )
 
-    # The starting constants are candidates too: the fit is never worse than them.
-    grid = [(start.queue_weight, start.sequential_penalty)]
-    grid += list(itertools.product(QUEUE_WEIGHTS, SEQUENTIAL_PENALTIES))
+    # The starting constants are candidates too: the fit is never worse than them. The
+    # sharing law is the device's; which one its pairs follow is measured here too.
+    grid = [(start.sharing, start.queue_weight, start.sequential_penalty)]
+    grid += list(itertools.product(SHARING, QUEUE_WEIGHTS, SEQUENTIAL_PENALTIES))
     best: tuple[float, float, float, ModelConstants] | None = None
-    for weight, penalty in grid:
-        candidate = ModelConstants(weight, penalty, start.model_error)
+    for sharing, weight, penalty in grid:
+        candidate = replace(start, sharing=sharing, queue_weight=weight, sequential_penalty=penalty)
         error = median_absolute_error(observations, candidate, cores)
         key = (round(error, 9), distance(candidate), error, candidate)
         if best is None or key[:2] < best[:2]:
             best = key
     assert best is not None
     error_after, chosen = best[2], best[3]
-    after = ModelConstants(
-        chosen.queue_weight, chosen.sequential_penalty, max(MIN_MODEL_ERROR, error_after)
-    )
+    after = replace(chosen, model_error=max(MIN_MODEL_ERROR, error_after))
     return Fit(
         start, after, median_absolute_error(observations, start, cores), error_after,
         len(observations), _undetermined(observations, after, cores),
@@ -203,7 +205,11 @@ def _undetermined(
                         ("sequential_penalty", SEQUENTIAL_PENALTIES)):  # fmt: skip
         seen = set()
         for value in grid:
-            varied = replace(constants, **{field: value})
+            varied = (
+                replace(constants, queue_weight=value)
+                if field == "queue_weight"
+                else replace(constants, sequential_penalty=value)
+            )
             seen.add(tuple(round(predicted(o, varied, cores), 9) for o in observations))
         if len(seen) == 1:
             found.append(field)
@@ -221,9 +227,13 @@ class Constants(CalibrationModel):
     queue_weight: float = Field(ge=0)
     sequential_penalty: float = Field(ge=0)
     model_error: float = Field(ge=0)
+    sharing: Literal["fifo", "fair"] = "fifo"
+    """The device's sharing law the constants were fitted under (not fitted itself)."""
 
     def model(self) -> ModelConstants:
-        return ModelConstants(self.queue_weight, self.sequential_penalty, self.model_error)
+        return ModelConstants(
+            self.queue_weight, self.sequential_penalty, self.model_error, self.sharing
+        )
 
     @classmethod
     def of(cls, constants: ModelConstants) -> Constants:

@@ -1,6 +1,15 @@
 """Predicting how much members of a mix slow each other down, from their profiles.
 
-A first model of paper 003's mechanisms, from what a profile measures alone:
+A first model of paper 003's mechanisms, from what a profile measures alone. How a
+device divides itself among members depends on its I/O scheduler (`ModelConstants.sharing`):
+
+0. **fifo** (arrival order: `none`, `mq-deadline`, `kyber`, Linux's default for NVMe,
+   virtio, loop and most SATA disks): a member's requests wait for the others' requests
+   in flight ahead of them (`fifo_fractions`, Little's law on each profile's request
+   rate and queue depth). Members with large requests keep their rate beside members
+   with small ones, which starve. Profiles that counted no requests fall back to:
+
+**fair** (BFQ's time slices), items 1–3:
 
 1. **Device time.** A member alone keeps its disk busy `u` of the time (utilization /
    100). Members sharing one device need Σu of its time; while Σu ≤ 1 the device keeps
@@ -64,9 +73,16 @@ class ModelConstants:
     queue_weight: float = QUEUE_WEIGHT
     sequential_penalty: float = SEQUENTIAL_PENALTY
     model_error: float = MODEL_ERROR
+    sharing: str = "fifo"
+    """How the device divides itself (`SHARING`): `fifo` in arrival order (the `none`,
+    `mq-deadline` and `kyber` schedulers: Linux's default for NVMe, virtio, loop and most
+    SATA disks), `fair` in time slices (`bfq`). Not fitted: it is the device's."""
 
 
 DEFAULT_CONSTANTS = ModelConstants()
+SHARING = ("fifo", "fair")
+FAIR_SCHEDULERS = ("bfq", "cfq")
+"""I/O schedulers that give each process time slices: the `fair` sharing law."""
 
 
 @dataclass(frozen=True)
@@ -121,10 +137,75 @@ def _fair_division(needs: Sequence[float]) -> list[float]:
     return shares
 
 
+@dataclass(frozen=True)
+class _DeviceUse:
+    """What one copy of an application does to its device alone (Little's law terms)."""
+
+    busy: float
+    """u: the share of the time the device had its requests in flight."""
+    response: float
+    """R = q / λ: seconds a request spends in flight (queued and served)."""
+
+    @property
+    def work(self) -> float:
+        """u · R: device-seconds of its requests in flight at any moment, which a request
+        of another member arriving behind them waits for in arrival order."""
+        return self.busy * self.response
+
+
+def _device_use(profile: Profile) -> _DeviceUse | None:
+    """None when the profile counted no requests (or no queue): the fifo law needs both."""
+    solo = profile.solo
+    iops = ((solo.read_iops or 0.0) + (solo.write_iops or 0.0)) / solo.containers
+    depth = solo.queue_depth
+    busy = _utilization(profile)
+    if busy <= 0:
+        return _DeviceUse(0.0, 0.0)
+    if iops <= 0 or depth is None or depth <= 0:
+        return None
+    return _DeviceUse(busy, (depth / solo.containers) / iops)
+
+
+def fifo_fractions(profiles: Sequence[Profile]) -> list[float] | None:
+    """Each member's rate on a device serving requests in arrival order, or None when a
+    profile lacks the request counts it needs.
+
+    A member alone waits on its device u of the time, each request R seconds. Beside
+    others, each of its requests also waits for the others' requests in flight ahead of
+    it, Σ u_j·R_j device-seconds: its I/O waits grow by (R + Σ u_j·R_j) / R, and its rate
+    becomes 1 / ((1 − u) + u · (R + Σ u_j·R_j) / R). A large-request member (long R)
+    beside a small-request one keeps its rate and starves the other: what paper 003
+    saw of sequential writers beside random readers."""
+    uses = [_device_use(p) for p in profiles]
+    if any(u is None for u in uses):
+        return None
+    found = []
+    for i, mine in enumerate(uses):
+        assert mine is not None
+        if mine.busy <= 0 or mine.response <= 0:
+            found.append(1.0)
+            continue
+        ahead = sum(u.work for j, u in enumerate(uses) if j != i and u is not None)
+        slower = (mine.response + ahead) / mine.response
+        found.append(1.0 / ((1.0 - mine.busy) + mine.busy * slower))
+    return found
+
+
 def device_fractions(
     profiles: Sequence[Profile], constants: ModelConstants = DEFAULT_CONSTANTS
 ) -> list[float]:
-    """Each member's rate on a shared device as a fraction of its solo rate."""
+    """Each member's rate on a shared device as a fraction of its solo rate: by the fifo
+    law when the device serves in arrival order and the profiles counted requests, else
+    by time-fair division (`fair_fractions`)."""
+    if constants.sharing == "fifo" and (found := fifo_fractions(profiles)) is not None:
+        return found
+    return fair_fractions(profiles, constants)
+
+
+def fair_fractions(
+    profiles: Sequence[Profile], constants: ModelConstants = DEFAULT_CONSTANTS
+) -> list[float]:
+    """Each member's rate on a device that divides its time fairly (BFQ's slices)."""
     solo = [_utilization(p) for p in profiles]
     kinds = [sequential(p) for p in profiles]
     mixed = any(kinds) and not all(kinds)
