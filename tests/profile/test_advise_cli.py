@@ -53,6 +53,8 @@ def test_the_unfair_mix_is_advised_like_with_like(unfair):
         (["--weight", "writer=2"], "--weight: weights only count with --objective weighted"),
         (["--objective", "weighted", "--weight", "writer=-1"], "not a positive number"),
         (["--objective", "speed"], "'speed' is not one of"),
+        (["--places", "n1:sdb,n2:sdb", "--validate"], "--validate: runs on this host"),
+        (["--sharing", "fast"], "'fast' is not one of"),
     ],
 )
 def test_bad_input_names_the_option(unfair, args, says):

@@ -7,7 +7,14 @@ import pytest
 from profiles import profile
 
 from contio.errors import UsageError
-from contio.profile.placement import MAX_PLACEMENTS, Member, advise, evaluate, naive_placement
+from contio.profile.placement import (
+    MAX_PLACEMENTS,
+    Member,
+    advise,
+    evaluate,
+    host_of,
+    naive_placement,
+)
 
 
 def _unfair_mix() -> list[Member]:
@@ -51,6 +58,20 @@ def test_evaluation_of_one_place_shares_the_cpu_and_the_device():
     assert apart.worst == pytest.approx(2 / 3)  # two cores for three needed, wherever
     assert {p.bottleneck for p in apart.predictions.values()} == {"cpu"}
     assert naive_placement(members, ["d1"]) == {"a": "d1", "b": "d1"}
+
+
+def test_members_on_other_hosts_share_only_their_hosts_cpus():
+    members = [
+        Member("a", profile("a", 10.0, cores=1.5)),
+        Member("b", profile("b", 10.0, cores=1.5)),
+    ]
+    apart = evaluate(members, {"a": "n1:sdb", "b": "n2:sdb"}, cores=2)
+    assert apart.worst == pytest.approx(1.0)  # one and a half cores of two, each
+    together = evaluate(members, {"a": "n1:sdb", "b": "n1:sdc"}, cores=2)
+    assert together.worst == pytest.approx(2 / 3)
+    found = advise(members, ["n1:sdb", "n2:sdb"], "fairness", cores=2)
+    assert host_of(found.best.placement["a"]) != host_of(found.best.placement["b"])
+    assert (host_of("n2:sdb"), host_of("sdb")) == ("n2", "")
 
 
 def test_too_many_placements_or_a_bad_objective_are_refused():

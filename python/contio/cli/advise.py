@@ -17,7 +17,15 @@ from contio.cli.root import cli
 from contio.errors import Interrupted, QosError, UsageError
 from contio.profile.calibration import load_calibration
 from contio.profile.interference import DEFAULT_CONSTANTS, FAIR_SCHEDULERS, SHARING
-from contio.profile.placement import OBJECTIVES, Advice, Evaluation, Member, advise, evaluate
+from contio.profile.placement import (
+    OBJECTIVES,
+    Advice,
+    Evaluation,
+    Member,
+    advise,
+    evaluate,
+    host_of,
+)
 from contio.profile.schema import load_profile
 from contio.profile.together import Setting, measured_rates, together, together_spec
 from contio.profile.validation import (
@@ -96,8 +104,9 @@ def _print(console: Console, advice: Advice, checked: Evaluation | None, objecti
     "profiles", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path)
 )
 @click.option(
-    "--places", help="Where members may go: disks of this host, comma-separated [default: the "
-    "places of --backends]."
+    "--places", help="Where members may go, comma-separated: disks of this host (sdb), or of "
+    "other hosts (node2:sdb; members on one host share its CPUs) [default: the places of "
+    "--backends]."
 )  # fmt: skip
 @click.option(
     "--backends", "backends_file", type=click.Path(dir_okay=False, path_type=Path),
@@ -119,7 +128,7 @@ def _print(console: Console, advice: Advice, checked: Evaluation | None, objecti
 @click.option("--weight", "weights", multiple=True, metavar="NAME=W",
               help="A member's weight for --objective weighted (default 1).")  # fmt: skip
 @click.option("--cores", type=float, default=None,
-              help="CPUs of the host the members share [default: this machine's].")  # fmt: skip
+              help="CPUs of each host [default: this machine's].")  # fmt: skip
 @click.option("--check", "check", multiple=True, metavar="NAME=PLACE",
               help="Evaluate this placement too (every member given a place).")  # fmt: skip
 @click.option("--sharing", type=click.Choice(["auto", *SHARING]), default="auto", show_default=True,
@@ -146,6 +155,12 @@ def advise_command(
     names = member_names(list(profiles))
     definitions = read_places(backends_file) if backends_file is not None else None
     place_list = _place_list(places, definitions)
+    elsewhere = [p for p in place_list if host_of(p)]
+    if validate and elsewhere:
+        raise UsageError(
+            f"--validate: runs on this host, and {', '.join(elsewhere)} "
+            f"{'is' if len(elsewhere) == 1 else 'are'} on another: validate with this host's places"
+        )  # fmt: skip
     if validate and definitions is None:
         raise UsageError(
             "--validate: needs --backends FILE, a backend definition per place, to run "

@@ -1,8 +1,9 @@
 """Placement advice from profiles (`contio advise`): which members share a device.
 
-Every placement of the members on the places (disks of one host) is evaluated with the
-interference model (`contio.profile.interference`): members on one place share its
-device, every member shares the host's CPUs. Few members on few places make an
+Every placement of the members on the places (disks of this host, or `HOST:DISK` for
+disks of the hosts of an inventory) is evaluated with the interference model
+(`contio.profile.interference`): members on one place share its device, members on one
+host share its CPUs. Few members on few places make an
 exhaustive search cheap (4 members on 2 places: 16 placements), so the best placement is
 the best, not a heuristic's guess; past `MAX_PLACEMENTS` contio says so instead.
 
@@ -87,14 +88,18 @@ def evaluate(
     constants: ModelConstants = DEFAULT_CONSTANTS,
 ) -> Evaluation:
     """The model's predictions for `placement`: the members of each place share its device,
-    everyone shares the host's `cores`."""
+    the members on one host (`host_of` the place) share its `cores`."""
     by_place: dict[str, list[Member]] = {}
+    by_host: dict[str, list[Member]] = {}
     for member in members:
         by_place.setdefault(placement[member.name], []).append(member)
+        by_host.setdefault(host_of(placement[member.name]), []).append(member)
     predictions: dict[str, Prediction] = {}
-    # Every member shares the host's CPUs, wherever its data is.
-    limits = cpu_fractions([m.profile for m in members], cores)
-    cpu_share = {m.name: limit for m, limit in zip(members, limits, strict=True)}
+    # The members of a host share its CPUs, wherever on it their data is.
+    cpu_share: dict[str, float] = {}
+    for group in by_host.values():
+        limits = cpu_fractions([m.profile for m in group], cores)
+        cpu_share.update({m.name: limit for m, limit in zip(group, limits, strict=True)})
     for group in by_place.values():
         found = predict(
             [m.profile for m in group], [m.name for m in group], float("inf"),
@@ -109,6 +114,12 @@ def evaluate(
                 )  # fmt: skip
             predictions[prediction.name] = prediction
     return Evaluation(dict(placement), predictions)
+
+
+def host_of(place: str) -> str:
+    """`node2:sdb` → `node2` (a disk of a host of an inventory); `sdb` → `` (this host)."""
+    host, sep, _ = place.rpartition(":")
+    return host if sep else ""
 
 
 def naive_placement(members: Sequence[Member], places: Sequence[str]) -> dict[str, str]:
@@ -171,5 +182,7 @@ def explain(
                 )
     for name, prediction in sorted(best.predictions.items()):
         if prediction.bottleneck == "cpu":
-            said.append(f"{name} is held by the host's CPUs ({cores:g} cores), not by its device")
+            host = host_of(best.placement[name])
+            where = f"host {host}'s" if host else "the host's"
+            said.append(f"{name} is held by {where} CPUs ({cores:g} cores), not by its device")
     return said
