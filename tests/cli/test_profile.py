@@ -46,6 +46,7 @@ def test_a_profile_of_one_application_at_one_and_two_copies(tmp_path, engine):
     assert profile.application.backend["type"] == "local-dir"
     results = Path(profile.results)
     assert results.is_absolute() and results.parent == tmp_path / "results"
+    assert (results / "report.html").is_file() and f"report: {results}" in done.stdout
     assert list((tmp_path / "data").iterdir()) == []  # the copies' data released
 
 

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from contio.cli.root import cli
+from contio.cli.run import write_final_report
 from contio.errors import Interrupted, QosError, UsageError
 from contio.profile.calibration import load_calibration
 from contio.profile.interference import DEFAULT_CONSTANTS, FAIR_SCHEDULERS, SHARING
@@ -280,6 +281,7 @@ def _validate(
     rates = measured_rates(outcome.folder.path)
     checks = [check_placement(s, evaluations[s.label], names, rates) for s in settings]
     path = write_validation(outcome.folder.path, checks, objective)
+    write_final_report(outcome.folder.path)  # after validation.json: its first section
     for found in checks:
         console.print(validation_table(found))
     for line in validation_summary(checks):

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from contio.cli.root import cli
-from contio.cli.run import PROFILE_HELP, load_spec
+from contio.cli.run import PROFILE_HELP, load_spec, write_final_report
 from contio.errors import ContioError, Interrupted, SpecError, UsageError
 from contio.profile.application import DEFAULT_COUNTS, profiling_spec
 from contio.profile.calibration import (
@@ -150,6 +150,7 @@ def profile(
         console.print(f"caveat: {caveat}", highlight=False, soft_wrap=True)
     console.print(f"profile: {output}", highlight=False, soft_wrap=True)
     console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
+    write_final_report(outcome.folder.path)
 
 
 def _pairs(paths: list[Path], output: Path | None, results_dir: Path) -> None:
@@ -209,6 +210,7 @@ def _pairs(paths: list[Path], output: Path | None, results_dir: Path) -> None:
         console.print(line, highlight=False, soft_wrap=True)
     console.print(f"calibration: {output}", highlight=False, soft_wrap=True)
     console.print(f"results: {folder}", highlight=False, soft_wrap=True)
+    write_final_report(folder)
 
 
 def _names(paths: list[Path]) -> list[str]:

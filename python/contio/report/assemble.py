@@ -23,6 +23,7 @@ from contio.report.findings_section import findings_sections
 from contio.report.middleware_sections import middleware_section
 from contio.report.output import check_output, write_output
 from contio.report.page import Section, render, table
+from contio.report.placement_section import placement_sections
 from contio.report.scaling_sections import (
     latency_section,
     mix_results,
@@ -72,7 +73,7 @@ def build_report(folder: Path, compare_with: Path | None = None) -> str:
     exp = Experiment.read(folder)
     scaling = scaling_results(exp)
     mixes = mix_results(exp)
-    sections = findings_sections(folder)
+    sections = placement_sections(folder) + findings_sections(folder)
     sections.append(
         summary_section(exp, headlines(exp, scaling, mixes), warnings(exp), headline(exp))
     )
