@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contio.errors import EngineOutputError
+from contio.versioned_json import first_problem
 
 SCHEMA = "contio.engine.result/1"
 
@@ -92,9 +93,7 @@ def parse_result(text: str, source: str) -> EngineResult:
     try:
         return EngineResult.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise EngineOutputError(f"{source}: {where}: {first['msg']}") from None
+        raise EngineOutputError(f"{source}: {first_problem(exc)}") from None
 
 
 def read_result(path: Path) -> EngineResult:

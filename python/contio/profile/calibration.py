@@ -21,12 +21,13 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from contio.errors import UsageError
 from contio.profile.interference import DEFAULT_CONSTANTS, SHARING, ModelConstants, predict
 from contio.profile.schema import Profile
 from contio.profile.together import MemberOutcome, Setting, together_spec
+from contio.versioned_json import read_versioned
 
 SCHEMA = "contio-calibration/1"
 """The version of the calibration file this contio writes and reads."""
@@ -349,23 +350,7 @@ def calibration_document(
 
 def load_calibration(path: Path) -> Calibration:
     """A calibration file, checked: `CalibrationError` naming the file and the problem."""
-    try:
-        document = json.loads(path.read_text())
-    except OSError as exc:
-        raise CalibrationError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
-    except ValueError as exc:
-        raise CalibrationError(f"{path}: not JSON ({exc})") from exc
-    if not isinstance(document, dict):
-        raise CalibrationError(f"{path}: a calibration is a JSON object")
-    found = document.get("schema")
-    if found != SCHEMA:
-        raise CalibrationError(
-            f"{path}: schema: {found!r} is not a calibration this contio reads "
-            f"(allowed: {SCHEMA!r}); calibrate again with `contio profile --pairs`"
-        )
-    try:
-        return Calibration.model_validate(document)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise CalibrationError(f"{path}: {where}: {first['msg']}") from exc
+    return read_versioned(
+        path, Calibration, SCHEMA, CalibrationError,
+        "calibrate again with `contio profile --pairs`",
+    )  # fmt: skip

@@ -13,9 +13,10 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from contio.errors import UsageError
+from contio.versioned_json import read_versioned
 
 SCHEMA = "contio-profile/1"
 """The version of the file format this contio writes and reads."""
@@ -116,23 +117,6 @@ class Profile(ProfileModel):
 
 def load_profile(path: Path) -> Profile:
     """A profile file, checked: `ProfileError` naming the file and the problem."""
-    try:
-        document = json.loads(path.read_text())
-    except OSError as exc:
-        raise ProfileError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
-    except ValueError as exc:
-        raise ProfileError(f"{path}: not JSON ({exc})") from exc
-    if not isinstance(document, dict):
-        raise ProfileError(f"{path}: a profile is a JSON object")
-    found = document.get("schema")
-    if found != SCHEMA:
-        raise ProfileError(
-            f"{path}: schema: {found!r} is not a profile this contio reads "
-            f"(allowed: {SCHEMA!r}); profile the application again with this version"
-        )
-    try:
-        return Profile.model_validate(document)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ProfileError(f"{path}: {where}: {first['msg']}") from exc
+    return read_versioned(
+        path, Profile, SCHEMA, ProfileError, "profile the application again with this version"
+    )
