@@ -9,15 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 from rich.console import Console
 from rich.table import Table
 
 from contio.cli.root import cli
 from contio.cli.run import write_final_report
-from contio.errors import Interrupted, QosError, UsageError
+from contio.errors import Interrupted, UsageError
 from contio.profile.calibration import load_calibration
-from contio.profile.interference import DEFAULT_CONSTANTS, FAIR_SCHEDULERS, SHARING
+from contio.profile.interference import DEFAULT_CONSTANTS, SHARING
 from contio.profile.placement import (
     OBJECTIVES,
     Advice,
@@ -26,6 +25,14 @@ from contio.profile.placement import (
     advise,
     evaluate,
     host_of,
+    overfilled,
+)
+from contio.profile.places import (
+    SHARING_SAID,
+    capacities,
+    places_sharing,
+    read_places,
+    shared_disks,
 )
 from contio.profile.schema import load_profile
 from contio.profile.together import Setting, measured_rates, together, together_spec
@@ -36,9 +43,7 @@ from contio.profile.validation import (
     placement_ratios,
     write_validation,
 )
-from contio.qos.device import resolve
 from contio.run.runner import Runner
-from contio.yaml_input import read_yaml
 
 
 def member_names(paths: list[Path]) -> list[str]:
@@ -98,6 +103,9 @@ def _print(console: Console, advice: Advice, checked: Evaluation | None, objecti
                       f"{evaluation.worst:.2f} × alone", highlight=False)  # fmt: skip
     for reason in advice.reasons:
         console.print(f"- {reason}", highlight=False, soft_wrap=True)
+    if advice.naive_overfills:
+        console.print(f"note: the naive placement does not fit: {'; '.join(advice.naive_overfills)}",
+                      highlight=False, soft_wrap=True)  # fmt: skip
 
 
 @cli.command(name="advise")
@@ -190,11 +198,15 @@ def advise_command(
         constants = replace(constants, sharing=sharing)
     elif calibration is None:
         constants = replace(constants, sharing=places_sharing(place_list, definitions))
-    advice = advise(members, place_list, objective, host_cores, constants)
+    rooms = capacities(place_list, definitions)
+    advice = advise(members, place_list, objective, host_cores, constants, rooms)
     checked = (
         evaluate(members, checked_placement, host_cores, constants) if checked_placement else None
     )
     console = Console() if Console().is_terminal else Console(width=160)
+    if checked_placement and (overfills := overfilled(members, checked_placement, rooms)):
+        console.print(f"note: your placement does not fit: {'; '.join(overfills)}",
+                      highlight=False, soft_wrap=True)  # fmt: skip
     console.print(f"sharing law: {constants.sharing} ({SHARING_SAID[constants.sharing]})",
                   highlight=False)  # fmt: skip
     if calibration is not None:
@@ -224,34 +236,6 @@ def _place_list(places: str | None, definitions: dict[str, dict[str, Any]] | Non
                 f"(defined: {', '.join(definitions)})"
             )
     return found
-
-
-def read_places(path: Path) -> dict[str, dict[str, Any]]:
-    """`--backends`: place → backend definition; `UsageError` naming what is wrong."""
-    try:
-        document = read_yaml(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"--backends: cannot read {str(path)!r}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise UsageError(f"--backends: {path} is not valid YAML: {exc}") from None
-    if not isinstance(document, dict) or not document:
-        raise UsageError(f"--backends: {path} must map each place to a backend definition")
-    for place, definition in document.items():
-        if not isinstance(definition, dict) or "type" not in definition:
-            raise UsageError(
-                f"--backends: {place}: a backend definition with a `type`, "
-                "e.g. {type: local, mode: device, device: loop, format: xfs}"
-            )  # fmt: skip
-    base = path.resolve().parent
-    return {str(p): _anchored(d, base) for p, d in document.items()}
-
-
-def _anchored(definition: dict[str, Any], base: Path) -> dict[str, Any]:
-    """Relative `path`s are relative to the file, as in a spec."""
-    path = definition.get("path")
-    if isinstance(path, str) and not Path(path).is_absolute():
-        return {**definition, "path": str(base / path)}
-    return dict(definition)
 
 
 def _validate(
@@ -288,57 +272,6 @@ def _validate(
         console.print(line, highlight=False, soft_wrap=True)
     console.print(f"validation: {path}", highlight=False, soft_wrap=True)
     console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
-
-
-SHARING_SAID = {
-    "fifo": "the devices serve requests in arrival order",
-    "fair": "the devices give each member time slices",
-}
-
-
-def places_sharing(places: list[str], definitions: dict[str, dict[str, Any]] | None) -> str:
-    """`fair` when every place whose scheduler can be read here uses a time-slicing one
-    (bfq), else `fifo` (also when none can be read: Linux's default schedulers are)."""
-    found = [s for p in places if (s := _scheduler(p, (definitions or {}).get(p))) is not None]
-    return "fair" if found and all(s in FAIR_SCHEDULERS for s in found) else "fifo"
-
-
-def _scheduler(place: str, definition: dict[str, Any] | None) -> str | None:
-    """The I/O scheduler in force for a place: a disk of this host by name, or the disk
-    holding a directory backend's path (None: cannot tell before it is made)."""
-    disk: str | None = place
-    if definition is not None:
-        path = definition.get("path") or definition.get("device")
-        try:
-            disk = resolve(path).name if isinstance(path, str) and path != "loop" else None
-        except QosError:
-            disk = None
-    if disk is None:
-        return None
-    try:
-        text = (Path("/sys/block") / disk / "queue" / "scheduler").read_text()
-    except OSError:
-        return None
-    chosen = [w.strip("[]") for w in text.split() if w.startswith("[")]
-    return chosen[0] if chosen else None
-
-
-def shared_disks(places: dict[str, dict[str, Any]]) -> list[str]:
-    """Places whose directories are on one disk: placing members apart there does not
-    keep them off one device, and the validation cannot show what advice is worth."""
-    by_disk: dict[str, list[str]] = {}
-    for place, definition in places.items():
-        path = definition.get("path")
-        if definition.get("type") in ("local-dir", "path", "local") and isinstance(path, str):
-            try:
-                by_disk.setdefault(resolve(path).name, []).append(place)
-            except QosError:
-                continue
-    return [
-        f"places {', '.join(found)} are on one disk ({disk}): members placed apart there "
-        "still share its device"
-        for disk, found in by_disk.items() if len(found) > 1
-    ]  # fmt: skip
 
 
 def validation_table(check: PlacementCheck) -> Table:

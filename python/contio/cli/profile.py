@@ -47,7 +47,8 @@ def profile_table(profile: Profile) -> Table:
     """One line per container count: throughput, scaling, the disk and the CPU."""
     table = Table(title=f"I/O profile of {profile.application.name}", title_justify="left")
     for column in ("containers", "ops/s", "× alone per copy", "read MB/s", "write MB/s",
-                   "IOPS", "KiB/IO", "merged %", "disk util %", "queue", "CPU cores"):  # fmt: skip
+                   "IOPS", "KiB/IO", "merged %", "disk util %", "queue", "CPU cores",
+                   "data MiB/copy"):  # fmt: skip
         table.add_column(column, justify="right")
 
     def number(value: float | None, scale: float = 1.0, digits: int = 1) -> str:
@@ -66,6 +67,7 @@ def profile_table(profile: Profile) -> Table:
             number(iops, digits=0), number(point.bytes_per_io, 1024),
             number(point.merged_percent), number(point.disk_utilization_percent),
             number(point.queue_depth, digits=2), number(point.cpu_cores, digits=2),
+            number(point.data_bytes, 1024**2, digits=0),
         )  # fmt: skip
     return table
 

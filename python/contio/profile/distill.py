@@ -46,12 +46,20 @@ def _repetitions(rows: Any) -> list[dict[str, float | None]]:
         entry: dict[str, float | None] = {
             "ops": float(rep["steady_ops_per_sec"].sum()),
             "cores": float(cpu.to_numpy().sum()) / 100.0 if cpu.to_numpy().any() else None,
+            "data_bytes": _column_mean(rep, "data_bytes"),
         }
         for column in DEVICE_COLUMNS:
             value = rep[column].iloc[0] if column in rep else None
             entry[column] = None if value is None or _isnan(value) else float(value)
         found.append(entry)
     return found
+
+
+def _column_mean(rows: Any, column: str) -> float | None:
+    """The mean of a per-copy column over the copies (None: not recorded)."""
+    if column not in rows:
+        return None
+    return _mean([None if _isnan(v) or v is None else float(v) for v in rows[column]])
 
 
 def _isnan(value: Any) -> bool:
@@ -88,7 +96,7 @@ def _point(
         disk_utilization_percent=mean("disk_percent"), queue_depth=mean("disk_queue_depth"),
         cpu_cores=cores,
         cpu_seconds_per_op=cores / interval.mean if cores is not None and interval.mean > 0 else None,
-        host_cpu_percent=mean("cpu_percent"),
+        host_cpu_percent=mean("cpu_percent"), data_bytes=mean("data_bytes"),
     )  # fmt: skip
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from contio.errors import UsageError
 from contio.profile.interference import (
@@ -79,6 +79,8 @@ class Advice:
     """Round-robin over the places in the members' order, as a default scheduler spreads."""
     reasons: list[str]
     searched: int
+    naive_overfills: list[str] = field(default_factory=list)
+    """Why the naive placement would not fit (a place given more data than it holds)."""
 
 
 def evaluate(
@@ -126,14 +128,60 @@ def naive_placement(members: Sequence[Member], places: Sequence[str]) -> dict[st
     return {m.name: places[k % len(places)] for k, m in enumerate(members)}
 
 
+def _needs(member: Member) -> float:
+    """Bytes one copy's data takes (0 when its profile did not measure it)."""
+    return member.profile.solo.data_bytes or 0.0
+
+
+def overfilled(
+    members: Sequence[Member], placement: Mapping[str, str], capacity: Mapping[str, float | None]
+) -> list[str]:
+    """The places `placement` gives more data than they hold, said (places of unknown
+    capacity hold anything)."""
+    used: dict[str, float] = {}
+    for member in members:
+        place = placement[member.name]
+        used[place] = used.get(place, 0.0) + _needs(member)
+    said = []
+    for place, need in used.items():
+        room = capacity.get(place)
+        if room is not None and need > room:
+            said.append(f"{place} would hold {_size(need)} of data in {_size(room)}")
+    return said
+
+
+def _size(value: float) -> str:
+    return f"{value / 1024**3:.1f} GiB" if value >= 1024**3 else f"{value / 1024**2:.0f} MiB"
+
+
+def _check_fit(
+    members: Sequence[Member], places: Sequence[str], capacity: Mapping[str, float | None]
+) -> None:
+    """`UsageError` for a member whose data fits no place (when every place's capacity is
+    known): no placement could hold it."""
+    rooms = [capacity.get(p) for p in places]
+    if any(r is None for r in rooms):
+        return
+    largest = max(r for r in rooms if r is not None)
+    for member in members:
+        if _needs(member) > largest:
+            held = ", ".join(f"{p} {_size(capacity[p] or 0.0)}" for p in places)
+            raise UsageError(
+                f"{member.name}: its data takes {_size(_needs(member))} (its profile), more "
+                f"than any place holds ({held}): it cannot fit any place"
+            )
+
+
 def advise(
     members: Sequence[Member],
     places: Sequence[str],
     objective: str,
     cores: float,
     constants: ModelConstants = DEFAULT_CONSTANTS,
+    capacity: Mapping[str, float | None] | None = None,
 ) -> Advice:
-    """The placement that maximises `objective`, searched exhaustively."""
+    """The placement that maximises `objective`, searched exhaustively among those whose
+    places hold their members' data (`capacity`: bytes per place, None unknown)."""
     if objective not in OBJECTIVES:
         raise UsageError(f"--objective: {objective!r} is not one of {', '.join(OBJECTIVES)}")
     if not places:
@@ -144,16 +192,27 @@ def advise(
             f"{len(members)} members on {len(places)} places make {count:,} placements, more "
             f"than the exhaustive search evaluates ({MAX_PLACEMENTS:,}): advise fewer at once"
         )
+    rooms = capacity or {}
+    _check_fit(members, places, rooms)
     weights = {m.name: m.weight for m in members}
     best: Evaluation | None = None
     for chosen in itertools.product(places, repeat=len(members)):
         placement = {m.name: p for m, p in zip(members, chosen, strict=True)}
+        if overfilled(members, placement, rooms):
+            continue
         found = evaluate(members, placement, cores, constants)
         if best is None or found.score(objective, weights) > best.score(objective, weights):
             best = found
-    assert best is not None
-    naive = evaluate(members, naive_placement(members, places), cores, constants)
-    return Advice(best, naive, explain(members, best, cores, constants), count)
+    if best is None:
+        need = _size(sum(_needs(m) for m in members))
+        raise UsageError(
+            f"no placement fits: the members' data takes {need} together, and no way of "
+            "dividing it among the places stays within what each holds"
+        )
+    spread = naive_placement(members, places)
+    naive = evaluate(members, spread, cores, constants)
+    reasons = explain(members, best, cores, constants)
+    return Advice(best, naive, reasons, count, overfilled(members, spread, rooms))
 
 
 def explain(

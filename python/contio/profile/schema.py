@@ -58,6 +58,10 @@ class ScalingPoint(ProfileModel):
     """CPU the application's processes used, in cores (1.0 = one core busy)."""
     cpu_seconds_per_op: float | None
     host_cpu_percent: float | None
+    data_bytes: float | None = None
+    """What one copy's data occupied on the backend after its run phase (allocated
+    bytes): what a place must hold for it. None: not measured (a Docker volume, or a
+    profile written before contio measured it)."""
 
 
 class Valley(ProfileModel):

@@ -137,6 +137,9 @@ class PhaseRecord:
     adjacent one: a sign of sequential I/O."""
     disk_queue_depth: float | None = None
     """That disk's mean number of requests in flight."""
+    data_bytes: float | None = None
+    """Bytes this container's data occupied on its backend when the phase ended (its
+    directory's allocated blocks); None for a Docker volume."""
 
     @classmethod
     def from_result(

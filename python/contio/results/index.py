@@ -89,7 +89,8 @@ CREATE TABLE IF NOT EXISTS phases (
     disk_read_ops_per_sec REAL,
     disk_write_ops_per_sec REAL,
     disk_merged_percent REAL,
-    disk_queue_depth REAL
+    disk_queue_depth REAL,
+    data_bytes REAL            -- the container's data on its backend when the phase ended
 );
 CREATE UNIQUE INDEX IF NOT EXISTS completed_runs
     ON phases(cell_key, repetition, container) WHERE phase = 'run' AND status = 'ok';
@@ -109,6 +110,7 @@ _LATER_COLUMNS = {
     **{column: "REAL" for column in METRIC_COLUMNS},
     "disk_device": "TEXT NOT NULL DEFAULT ''",
     "tpmc": "REAL",
+    "data_bytes": "REAL",
 }
 
 

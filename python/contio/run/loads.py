@@ -14,10 +14,12 @@ repetition may run on the data already loaded depends on the spec's `load.reuse`
 
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from contio.backends.interface import DataLocation
+from contio.backends.interface import DataLocation, HostPath
 from contio.cells.executor import DataSession
 from contio.experiment.matrix import Cell, Member
 
@@ -59,3 +61,17 @@ def member_backends(cell: Cell) -> list[str]:
     """The backend level holding each container's data: its mix member's own, else the
     cell's."""
     return [m.backend or cell.level["backend"] for m in cell.members]
+
+
+def data_bytes(location: DataLocation) -> float | None:
+    """Bytes a container's data occupies on its backend (allocated blocks of every file
+    under its directory: sparse files count what they hold); None for a Docker volume,
+    whose files the runtime keeps."""
+    if not isinstance(location, HostPath):
+        return None
+    total = 0
+    for root, _, names in os.walk(location.path):
+        for name in names:
+            with contextlib.suppress(OSError):  # a file removed while walking
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+    return float(total)

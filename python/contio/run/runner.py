@@ -82,7 +82,7 @@ from contio.results.summary import CellSummary, summarize, summary_rows
 from contio.run.backend_pool import BackendPool
 from contio.run.docker_preparation import DockerSetup, prepare_docker
 from contio.run.identity import check_resumable, spec_fingerprint
-from contio.run.loads import LoadedData, member_backends, needs_load
+from contio.run.loads import LoadedData, data_bytes, member_backends, needs_load
 from contio.run.measured_prices import measured_phases
 from contio.run.middleware_control import MiddlewareIoController
 from contio.run.page_cache import drop_page_cache
@@ -662,7 +662,9 @@ class Runner:
                 self._finish_faults(faults, context)
         sampled = phase_columns(metrics, len(containers), loaded.disk) if metrics else {}
         records, failure = [], None
-        for container, member, code in zip(containers, cell.members, codes, strict=True):
+        for container, member, code, location in zip(
+            containers, cell.members, codes, loaded.locations, strict=True
+        ):
             result, problem = phase_outcome(code, container)
             if problem is not None:
                 failure = failure or f"{phase} phase, container {container.container}: {problem}"
@@ -670,7 +672,7 @@ class Runner:
                 continue
             record = phase_record(
                 context, container, member, result, executor.applied,
-                sampled.get(container.container, {}),
+                {**sampled.get(container.container, {}), "data_bytes": data_bytes(location)},
             )  # fmt: skip
             index.add_phase(dataclasses.asdict(record))
             context.folder.append_record(record)
