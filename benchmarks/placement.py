@@ -54,8 +54,8 @@ DISK = {
 }  # fmt: skip
 """One of the two disks of the unfair mix: a loop device paced to 100 MB/s."""
 UNFAIR_APPS = {
-    "writer": {"rw": "write", "bs": "1m", "direct": 1, "size": "512m"},
-    "reader": {"rw": "randread", "bs": "4k", "direct": 1, "size": "512m"},
+    "writer": {"rw": "write", "bs": "1m", "direct": 1, "size": "256m"},
+    "reader": {"rw": "randread", "bs": "4k", "direct": 1, "size": "256m"},
 }
 SCALING_SPEC = Path(__file__).resolve().parent.parent / "experiments" / "container-scaling.yaml"
 SCALING_PROFILE = "small"
@@ -83,6 +83,9 @@ def _profile(ctx: BenchContext, cwd: Path, spec: str, counts: str, report: Repor
     report.samples.append(
         Sample("contio", f"profile {spec}", "wall time", seconds, "s", {"containers": counts})
     )
+    # What each profile measured may be the CPU or the page cache: say so beside the goals.
+    found = json.loads((cwd / f"{Path(spec).stem}.profile.json").read_text())
+    report.notes += [f"{Path(spec).stem} profile caveat: {c}" for c in found["caveats"]]
     return seconds
 
 
@@ -184,7 +187,7 @@ def _prediction(ctx: BenchContext, cwd: Path, report: Report) -> None:
     folder = _results_folder(out)
     errors, copies = _prediction_errors(cwd, document, folder, report)
     report.context["prediction_results"] = str(folder)
-    mae = statistics.median(errors) if errors else None
+    mae = float(statistics.median(errors)) if errors else None
     report.rows.append(
         Row(
             case="container-scaling mixes: median |predicted − measured|",
@@ -239,10 +242,10 @@ def _prediction_errors(
         for k, (member, prediction) in enumerate(zip(members, predicted, strict=True), start=1):
             rate = rows[rows["container"] == k]["steady_ops_per_sec"].astype(float).mean()
             measured = rate / alone[member] if alone[member] else float("nan")  # type: ignore[index]
-            error = abs(prediction.normalized - measured)
+            error = float(abs(prediction.normalized - measured))
             (copies if len(set(members)) == 1 else mixed).append(error)
             report.samples.append(
-                Sample("contio", f"{mix} ×{count} {member} #{k}", "normalized", measured,
+                Sample("contio", f"{mix} ×{count} {member} #{k}", "normalized", float(measured),
                        "× alone", {"predicted": prediction.normalized,
                                    "bottleneck": prediction.bottleneck})
             )  # fmt: skip
