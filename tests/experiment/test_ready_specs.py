@@ -155,3 +155,24 @@ def test_container_scaling_runs_fio_4k_buffered_random_reads(tiny_root, engine):
     pair = fio[fio["containers"] == 2].groupby("repetition")["iops"].apply(list)
     for values in pair:
         assert 0.5 <= jain_index(values) <= 1.0
+
+
+PLACEMENT = EXPERIMENTS / "placement"
+
+
+def test_the_placement_specs_are_one_application_each_with_shared_settings():
+    from contio.profile.application import profiling_spec
+    from contio.profile.places import capacities, read_places
+    from contio.profile.together import SHARED_SETTINGS
+
+    settings = []
+    for path in sorted(PLACEMENT.glob("*.yaml")):
+        if path.name == "places.yaml":
+            continue
+        spec, _ = read_spec_file(path)
+        profiling_spec(spec, [1, 2], str(path))  # refuses anything but one application
+        dumped = spec.model_dump(mode="json")
+        settings.append({k: dumped[k] for k in SHARED_SETTINGS})
+    assert len(settings) == 4 and all(s == settings[0] for s in settings)
+    places = read_places(PLACEMENT / "places.yaml")
+    assert capacities(list(places), places) == {"disk-a": 4 * 1024**3, "disk-b": 4 * 1024**3}
