@@ -130,7 +130,14 @@ def test_a_profile_given_twice_and_options_of_profiling_are_refused(tmp_path):
 
 
 def test_profiles_of_one_file_name_in_two_folders_are_two_applications():
-    from contio.cli.profile import _names
+    from contio.profile.together import member_names
 
     paths = [Path("a/writer.profile.json"), Path("b/writer.profile.json"), Path("r.json")]
-    assert _names(paths) == ["writer", "writer-2", "r"]  # not `writer#2`, a copy of one
+    assert member_names(paths) == ["writer", "writer-2", "r"]  # not `writer#2`, a copy of one
+    # The same file again is a copy of its application (how `contio advise` takes copies).
+    again = [
+        Path("a/writer.profile.json"),
+        Path("b/writer.profile.json"),
+        Path("a/writer.profile.json"),
+    ]
+    assert member_names(again) == ["writer", "writer-2", "writer#2"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,8 +12,8 @@ from rich.console import Console
 from rich.table import Table
 
 from contio.cli.root import cli
-from contio.cli.run import write_final_report
-from contio.errors import Interrupted, UsageError
+from contio.cli.run import results_dir_option, run_to_the_end, write_final_report
+from contio.errors import UsageError
 from contio.profile.calibration import load_calibration
 from contio.profile.interference import DEFAULT_CONSTANTS, SHARING
 from contio.profile.placement import (
@@ -35,7 +34,13 @@ from contio.profile.places import (
     shared_disks,
 )
 from contio.profile.schema import load_profile
-from contio.profile.together import Setting, measured_rates, together, together_spec
+from contio.profile.together import (
+    Setting,
+    measured_rates,
+    member_names,
+    together,
+    together_spec,
+)
 from contio.profile.validation import (
     PlacementCheck,
     check_placement,
@@ -44,19 +49,6 @@ from contio.profile.validation import (
     write_validation,
 )
 from contio.run.runner import Runner
-
-
-def member_names(paths: list[Path]) -> list[str]:
-    """`writer.profile.json` → `writer`; a profile given again → `writer#2`, …"""
-    names: list[str] = []
-    for path in paths:
-        base = path.name.removesuffix(".json").removesuffix(".profile")
-        name, k = base, 1
-        while name in names:
-            k += 1
-            name = f"{base}#{k}"
-        names.append(name)
-    return names
 
 
 def parse_pairs(option: str, values: tuple[str, ...], allowed: list[str]) -> dict[str, str]:
@@ -127,10 +119,7 @@ def _print(console: Console, advice: Advice, checked: Evaluation | None, objecti
     help="Run the recommended and the naive placements (and each application alone on its "
     "places) and compare predicted with measured.",
 )  # fmt: skip
-@click.option(
-    "--results-dir", type=click.Path(file_okay=False, path_type=Path),
-    default=Path("results"), show_default=True, help="Where --validate's results folder goes.",
-)  # fmt: skip
+@results_dir_option("Where --validate's results folder goes.")
 @click.option("--objective", type=click.Choice(OBJECTIVES), default="fairness", show_default=True,
               help="throughput: the most aggregate normalized throughput; fairness: the best "
                    "worst member; weighted: Σ weight × normalized (--weight).")  # fmt: skip
@@ -256,12 +245,7 @@ def _validate(
     profiles = {m.name: m.profile for m in members}
     spec, text = together(together_spec("advise-validate", profiles, settings, places))
     runner = Runner(spec, text, results_dir)
-    try:
-        outcome = runner.run()
-    except Interrupted as exc:
-        if runner.folder is not None:
-            click.echo(f"interrupted; completed phases kept in {runner.folder.path}", err=True)
-        sys.exit(128 + exc.signum)
+    outcome = run_to_the_end(runner)
     rates = measured_rates(outcome.folder.path)
     checks = [check_placement(s, evaluations[s.label], names, rates) for s in settings]
     path = write_validation(outcome.folder.path, checks, objective)

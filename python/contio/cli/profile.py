@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 import os
-import sys
 from pathlib import Path
 
 import click
@@ -13,8 +12,14 @@ from rich.console import Console
 from rich.table import Table
 
 from contio.cli.root import cli
-from contio.cli.run import PROFILE_HELP, load_spec, write_final_report
-from contio.errors import ContioError, Interrupted, SpecError, UsageError
+from contio.cli.run import (
+    PROFILE_HELP,
+    load_spec,
+    results_dir_option,
+    run_to_the_end,
+    write_final_report,
+)
+from contio.errors import ContioError, SpecError, UsageError
 from contio.profile.application import DEFAULT_COUNTS, profiling_spec
 from contio.profile.calibration import (
     Calibration,
@@ -28,7 +33,7 @@ from contio.profile.calibration import (
 )
 from contio.profile.distill import distill
 from contio.profile.schema import Profile, load_profile
-from contio.profile.together import measured_rates, outcomes, together
+from contio.profile.together import measured_rates, member_names, outcomes, together
 from contio.run.runner import Runner
 
 
@@ -90,11 +95,7 @@ def profile_table(profile: Profile) -> Table:
     help="The profile file to write [default: NAME.profile.json, NAME the spec's; with "
     "--pairs: calibration.json].",
 )  # fmt: skip
-@click.option(
-    "--results-dir", type=click.Path(file_okay=False, path_type=Path),
-    default=Path("results"), show_default=True,
-    help="Where the run's results folder is created (the profile's raw data).",
-)  # fmt: skip
+@results_dir_option("Where the run's results folder is created (the profile's raw data).")
 def profile(
     spec: tuple[Path, ...], pairs: bool, spec_profile: str | None, containers: str | None,
     output: Path | None, results_dir: Path,
@@ -132,12 +133,7 @@ def profile(
     results_dir = results_dir.resolve()  # mounted into containers: absolute
     runner = Runner(experiment, text, results_dir, profile=spec_profile)
     console = Console() if Console().is_terminal else Console(width=160)
-    try:
-        outcome = runner.run()
-    except Interrupted as exc:
-        if runner.folder is not None:
-            click.echo(f"interrupted; completed phases kept in {runner.folder.path}", err=True)
-        sys.exit(128 + exc.signum)
+    outcome = run_to_the_end(runner)
     found = distill(outcome.folder.path)
     output.parent.mkdir(parents=True, exist_ok=True)
     found.dump(output)
@@ -163,7 +159,7 @@ def _pairs(paths: list[Path], output: Path | None, results_dir: Path) -> None:
     twice = sorted({str(p) for p in paths if resolved.count(p.resolve()) > 1})
     if twice:
         raise UsageError(f"--pairs: {', '.join(twice)} given twice: each application runs once")
-    names = _names(paths)
+    names = member_names(paths)
     profiles = {n: load_profile(p) for n, p in zip(names, paths, strict=True)}
     for name, path in zip(names, paths, strict=True):
         if profiles[name].application.spec is None:
@@ -176,12 +172,7 @@ def _pairs(paths: list[Path], output: Path | None, results_dir: Path) -> None:
     spec, text = together(pairs_spec("profile-pairs", found_pairs, backend))
     output = (output or Path("calibration.json")).resolve()
     runner = Runner(spec, text, results_dir.resolve())
-    try:
-        outcome = runner.run()
-    except Interrupted as exc:
-        if runner.folder is not None:
-            click.echo(f"interrupted; completed phases kept in {runner.folder.path}", err=True)
-        sys.exit(128 + exc.signum)
+    outcome = run_to_the_end(runner)
     folder = outcome.folder.path
     rates = measured_rates(folder)
     measured = {p.label: outcomes(p.setting, list(p.names), rates) for p in found_pairs}
@@ -213,21 +204,6 @@ def _pairs(paths: list[Path], output: Path | None, results_dir: Path) -> None:
     console.print(f"calibration: {output}", highlight=False, soft_wrap=True)
     console.print(f"results: {folder}", highlight=False, soft_wrap=True)
     write_final_report(folder)
-
-
-def _names(paths: list[Path]) -> list[str]:
-    """`writer.profile.json` → `writer` (as `contio advise` names members); two files of
-    one name in different folders become `writer` and `writer-2` (not `writer#2`, which
-    would be a copy of one application, measured alone once)."""
-    names: list[str] = []
-    for path in paths:
-        base = path.name.removesuffix(".json").removesuffix(".profile").replace("#", "-")
-        name, k = base, 1
-        while name in names:
-            k += 1
-            name = f"{base}-{k}"
-        names.append(name)
-    return names
 
 
 def calibration_table(calibration: Calibration) -> Table:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
@@ -22,10 +24,21 @@ from contio.experiment.spec import ExperimentSpec
 from contio.findings.caveats import RunChecks
 from contio.findings.document import write_findings
 from contio.results.index import INDEX_FILE, ResultsIndex
-from contio.run.runner import Runner
+from contio.run.runner import Runner, RunOutcome
 from contio.stats.backend_comparison import Analysis
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 PROFILE_HELP = "Profile of the spec to run (for example tiny, small, paper)."
+
+
+def results_dir_option(help_text: str) -> Callable[[F], F]:
+    """`--results-dir`: where a command's results folder goes (default `results`, relative
+    to where contio runs)."""
+    return click.option(
+        "--results-dir", type=click.Path(file_okay=False, path_type=Path),
+        default=Path("results"), show_default=True, help=help_text,
+    )  # fmt: skip
 
 
 def load_spec(spec: Path | None, profile: str | None) -> tuple[ExperimentSpec, str]:
@@ -47,13 +60,7 @@ def stored_profile(folder: Path) -> str | None:
 @cli.command()
 @click.argument("spec", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--profile", "-P", help=PROFILE_HELP)
-@click.option(
-    "--results-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("results"),
-    show_default=True,
-    help="Where the experiment's results folder is created.",
-)
+@results_dir_option("Where the experiment's results folder is created.")
 @click.option(
     "--resume",
     type=click.Path(file_okay=False, exists=True, path_type=Path),
@@ -110,6 +117,17 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
             err=True,
         )
         sys.exit(1)
+
+
+def run_to_the_end(runner: Runner) -> RunOutcome:
+    """`runner`'s run; on Ctrl-C or SIGTERM, where the completed phases are kept, and exit
+    128 + the signal (for commands that run an experiment as one of their steps)."""
+    try:
+        return runner.run()
+    except Interrupted as exc:
+        if runner.folder is not None:
+            click.echo(f"interrupted; completed phases kept in {runner.folder.path}", err=True)
+        sys.exit(128 + exc.signum)
 
 
 def final_checks(folder: Path) -> RunChecks | None:

@@ -61,6 +61,30 @@ class Rate:
     repetitions: int
 
 
+def member_names(paths: Sequence[Path]) -> list[str]:
+    """Members named by their profile files: `writer.profile.json` → `writer`; the same
+    file again is a copy of that application, `writer#2`; another file of the same name
+    (another folder) is another application, `writer-2`."""
+    names: list[str] = []
+    seen: dict[Path, str] = {}
+    copies: dict[str, int] = {}
+    for path in paths:
+        key = path.resolve()
+        if key in seen:
+            base = seen[key]
+            copies[base] = copies.get(base, 1) + 1
+            names.append(f"{base}#{copies[base]}")
+            continue
+        stem = path.name.removesuffix(".json").removesuffix(".profile").replace("#", "-")
+        base, k = stem, 1
+        while base in seen.values():
+            k += 1
+            base = f"{stem}-{k}"
+        seen[key] = base
+        names.append(base)
+    return names
+
+
 def application_of(name: str) -> str:
     """`writer#2` → `writer`: copies of one profile are one application."""
     return name.split("#")[0]
