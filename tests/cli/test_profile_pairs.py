@@ -103,7 +103,7 @@ SPEC = {"name": "x", "backend": {"type": "local-dir", "path": "data"}}
         ({"a.json": (LOCAL, SPEC)}, "needs two or more profiles"),
         (
             {"a.json": (LOCAL, SPEC), "b.json": ({**LOCAL, "path": "other"}, SPEC)},
-            "different backends (`path`: 'data' against 'other')",
+            "differ in `path` ('data' against 'other'): they were profiled on different backends",
         ),
         ({"a.json": (LOCAL, SPEC), "b.json": (LOCAL, None)}, "b.json: this profile keeps no spec"),
     ],

@@ -120,7 +120,7 @@ def test_profiles_on_different_backends_are_refused_naming_the_difference():
         "a": _on("a", {"name": "x", "type": "local-dir", "path": "/d1"}),
         "b": _on("b", {"name": "y", "type": "local-dir", "path": "/d2"}),
     }
-    with pytest.raises(UsageError, match=r"a and b .*different backends.*`path`: '/d1'"):
+    with pytest.raises(UsageError, match=r"a and b differ in `path` \('/d1'.*different backends"):
         shared_backend(on)
     same = {"a": on["a"], "c": _on("c", {"name": "z", "type": "local-dir", "path": "/d1"})}
     assert shared_backend(same) == {"type": "local-dir", "path": "/d1"}  # the name aside

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from contio.errors import UsageError
 from contio.profile.interference import DEFAULT_CONSTANTS, SHARING, ModelConstants, predict
 from contio.profile.schema import Profile
-from contio.profile.together import MemberOutcome, Setting, together_spec
+from contio.profile.together import MemberOutcome, Setting, disagreement, together_spec
 from contio.versioned_json import read_versioned
 
 SCHEMA = "contio-calibration/1"
@@ -79,18 +79,17 @@ def pairs_of(profiles: Mapping[str, Profile]) -> list[Pair]:
 def shared_backend(profiles: Mapping[str, Profile]) -> dict[str, Any]:
     """The backend definition every profile was measured on (without its `name`);
     `UsageError` naming the profiles and the key that differs."""
-    names = list(profiles)
-    first = {k: v for k, v in profiles[names[0]].application.backend.items() if k != "name"}
-    for name in names[1:]:
-        other = {k: v for k, v in profiles[name].application.backend.items() if k != "name"}
-        for key in sorted(set(first) | set(other)):
-            if first.get(key) != other.get(key):
-                raise UsageError(
-                    f"--pairs: {names[0]} and {name} were profiled on different backends "
-                    f"(`{key}`: {first.get(key)!r} against {other.get(key)!r}): pairs run "
-                    "on one device; profile them on the same backend"
-                )
-    return first
+    backends = {
+        name: {k: v for k, v in p.application.backend.items() if k != "name"}
+        for name, p in profiles.items()
+    }
+    found = disagreement(backends)
+    if found is not None:
+        raise UsageError(
+            f"--pairs: {found}: they were profiled on different backends, and pairs run "
+            "on one device; profile them on the same backend"
+        )
+    return next(iter(backends.values()))
 
 
 def pairs_spec(name: str, pairs: Sequence[Pair], device: dict[str, Any]) -> dict[str, Any]:

@@ -150,20 +150,33 @@ def _settings(profile: Profile, name: str) -> dict[str, Any]:
     return found
 
 
+def disagreement(
+    documents: Mapping[str, Mapping[str, Any]], keys: Sequence[str] | None = None
+) -> str | None:
+    """How two of `documents` (by member name) differ, said on the first key (of `keys`,
+    default every key) where one differs from the first document; None when all agree."""
+    names = list(documents)
+    first = documents[names[0]]
+    for name in names[1:]:
+        other = documents[name]
+        for key in keys if keys is not None else sorted(set(first) | set(other)):
+            if first.get(key) != other.get(key):
+                return (
+                    f"{names[0]} and {name} differ in `{key}` "
+                    f"({first.get(key)!r} against {other.get(key)!r})"
+                )
+    return None
+
+
 def _shared_settings(profiles: Mapping[str, Profile]) -> dict[str, Any]:
     """The settings every profile agrees on; `ProfilesDisagree` naming one that differs."""
-    names = list(profiles)
-    first = _settings(profiles[names[0]], names[0])
-    for name in names[1:]:
-        other = _settings(profiles[name], name)
-        for key in SHARED_SETTINGS:
-            if first.get(key) != other.get(key):
-                raise ProfilesDisagree(
-                    f"{names[0]} and {name} were profiled with different `{key}` "
-                    f"({first.get(key)!r} against {other.get(key)!r}): to run them "
-                    "together, profile them with the same settings"
-                )
-    return first
+    settings = {name: _settings(profile, name) for name, profile in profiles.items()}
+    found = disagreement(settings, SHARED_SETTINGS)
+    if found is not None:
+        raise ProfilesDisagree(
+            f"{found}: to run them together, profile them with the same settings"
+        )
+    return next(iter(settings.values()))
 
 
 def together_spec(
