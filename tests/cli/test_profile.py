@@ -47,6 +47,10 @@ def test_a_profile_of_one_application_at_one_and_two_copies(tmp_path, engine):
     results = Path(profile.results)
     assert results.is_absolute() and results.parent == tmp_path / "results"
     assert (results / "report.html").is_file() and f"report: {results}" in done.stdout
+    # The disk's requests were traced in every run phase (empty when none reached it).
+    assert not [c for c in profile.caveats if "not traced" in c], profile.caveats
+    traced = list(results.glob("raw/*/*/run-requests.json"))
+    assert len(traced) == 4 and all("sizes" in json.loads(p.read_text()) for p in traced)
     assert list((tmp_path / "data").iterdir()) == []  # the copies' data released
 
 

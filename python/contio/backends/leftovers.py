@@ -33,6 +33,7 @@ from contio.containers.sweep import dead_runs, remove_dead
 from contio.errors import BackendError
 from contio.gluster import local_cluster
 from contio.middleware.daemon import PidFile
+from contio.samplers.block_requests import dead_instances, remove_instance
 
 if TYPE_CHECKING:
     import docker
@@ -48,7 +49,8 @@ class Leftover:
 
     kind: str
     """"docker", "backend", "qos-agent" (a node agent's VNodes), "qos-agent-pid" (a killed
-    detached agent's PID file), "data-dir" or "cluster"."""
+    detached agent's PID file), "trace" (a profile's tracefs instance), "data-dir" or
+    "cluster"."""
     name: str
     """The experiment, the backend instance (`striped-1a2b3c4d`), the directory's or the
     cluster's name."""
@@ -78,6 +80,8 @@ def find(
     for pid_file in sorted(agents.glob("*.pid")):
         if PidFile(pid_file).running() is None:  # a killed daemon's: it names no one now
             found.append(Leftover("qos-agent-pid", pid_file.stem, pid_file, []))
+    for instance in dead_instances():
+        found.append(Leftover("trace", instance.name, instance, ["block_rq_complete tracing"]))
     for directory in _dead_data_dirs([Path(tempfile.gettempdir()), *data_bases]):
         children = sorted(p.name for p in directory.iterdir() if p.name != OWNER_LOCK)
         found.append(Leftover("data-dir", directory.name, directory, children))
@@ -100,6 +104,9 @@ def remove(leftover: Leftover, client: docker.DockerClient | None = None) -> Non
     assert leftover.path is not None  # every other kind is a file or a directory
     if leftover.kind == "qos-agent-pid":
         leftover.path.unlink(missing_ok=True)
+        return
+    if leftover.kind == "trace":
+        remove_instance(leftover.path)
         return
     if leftover.kind in ("backend", "qos-agent"):
         UndoJournal(leftover.path / "journal.json").undo_all()

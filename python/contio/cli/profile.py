@@ -52,7 +52,7 @@ def profile_table(profile: Profile) -> Table:
     """One line per container count: throughput, scaling, the disk and the CPU."""
     table = Table(title=f"I/O profile of {profile.application.name}", title_justify="left")
     for column in ("containers", "ops/s", "× alone per copy", "read MB/s", "write MB/s",
-                   "IOPS", "KiB/IO", "merged %", "disk util %", "queue", "CPU cores",
+                   "IOPS", "KiB/IO", "merged %", "seq %", "disk util %", "queue", "CPU cores",
                    "data MiB/copy"):  # fmt: skip
         table.add_column(column, justify="right")
 
@@ -70,7 +70,8 @@ def profile_table(profile: Profile) -> Table:
             str(point.containers), ops, f"{point.normalized:.2f}",
             number(point.read_bytes_per_sec, 1e6), number(point.write_bytes_per_sec, 1e6),
             number(iops, digits=0), number(point.bytes_per_io, 1024),
-            number(point.merged_percent), number(point.disk_utilization_percent),
+            number(point.merged_percent), number(point.sequential_percent),
+            number(point.disk_utilization_percent),
             number(point.queue_depth, digits=2), number(point.cpu_cores, digits=2),
             number(point.data_bytes, 1024**2, digits=0),
         )  # fmt: skip
@@ -131,7 +132,7 @@ def profile(
     experiment = profiling_spec(experiment, counts, str(spec_path))
     output = (output or Path(f"{experiment.name}.profile.json")).resolve()
     results_dir = results_dir.resolve()  # mounted into containers: absolute
-    runner = Runner(experiment, text, results_dir, profile=spec_profile)
+    runner = Runner(experiment, text, results_dir, profile=spec_profile, trace_requests=True)
     console = Console() if Console().is_terminal else Console(width=160)
     outcome = run_to_the_end(runner)
     found = distill(outcome.folder.path)
@@ -144,6 +145,11 @@ def profile(
     if found.valley is not None:
         console.print(f"throughput valley: {found.valley.depth:+.0%} from "
                       f"{found.valley.peak_containers} to {found.valley.bottom_containers}")  # fmt: skip
+    if found.solo.request_sizes:
+        total = sum(found.solo.request_sizes.values())
+        shares = ", ".join(f"{size} {count / total:.0%}" for size, count in
+                           found.solo.request_sizes.items() if count / total >= 0.005)  # fmt: skip
+        console.print(f"request sizes alone: {shares} of {total:,} requests", highlight=False)
     for caveat in found.caveats:
         console.print(f"caveat: {caveat}", highlight=False, soft_wrap=True)
     console.print(f"profile: {output}", highlight=False, soft_wrap=True)

@@ -20,6 +20,7 @@ from contio.errors import StatisticsInputError
 from contio.findings.validity import check_cells, folder_meta
 from contio.profile.schema import Application, Profile, ProfileError, ScalingPoint, Valley
 from contio.results.folder import load
+from contio.samplers.block_requests import REQUESTS_JSON
 from contio.stats.interval import confidence_interval
 from contio.stats.saturation import saturation_point
 from contio.stats.valley import find_valley
@@ -35,6 +36,27 @@ DEVICE_COLUMNS = (
 def _mean(values: list[float | None]) -> float | None:
     found = [v for v in values if v is not None and not math.isnan(v)]
     return sum(found) / len(found) if found else None
+
+
+def _traced(rows: Any, folder: Path) -> tuple[dict[str, int], int, int, list[str]]:
+    """The run phases' request traces at one container count, summed: (requests per size
+    bucket, requests, sequential requests, why some phases had none)."""
+    sizes: dict[str, int] = {}
+    requests = sequential = 0
+    missing: list[str] = []
+    for _, rep in rows.groupby(["session", "repetition"], sort=True):
+        path = folder / Path(str(rep["raw_json"].iloc[0])).parent / REQUESTS_JSON
+        if not path.is_file():
+            continue
+        found = json.loads(path.read_text())
+        if "unavailable" in found:
+            missing.append(str(found["unavailable"]))
+            continue
+        for label, count in found["sizes"].items():
+            sizes[label] = sizes.get(label, 0) + int(count)
+        requests += int(found["requests"])
+        sequential += int(found["sequential"])
+    return sizes, requests, sequential, missing
 
 
 def _repetitions(rows: Any) -> list[dict[str, float | None]]:
@@ -70,8 +92,9 @@ def _isnan(value: Any) -> bool:
 
 
 def _point(
-    containers: int, reps: list[dict[str, float | None]], solo: float | None
-) -> ScalingPoint:
+    containers: int, reps: list[dict[str, float | None]], solo: float | None,
+    traced: tuple[dict[str, int], int, int, list[str]],
+) -> ScalingPoint:  # fmt: skip
     ops = [float(r["ops"] or 0.0) for r in reps]
     interval = confidence_interval(ops)
 
@@ -97,6 +120,9 @@ def _point(
         cpu_cores=cores,
         cpu_seconds_per_op=cores / interval.mean if cores is not None and interval.mean > 0 else None,
         host_cpu_percent=mean("cpu_percent"), data_bytes=mean("data_bytes"),
+        request_sizes=dict(sorted(traced[0].items(), key=lambda kv: _bucket_order(kv[0])))
+        if traced[1] else None,
+        sequential_percent=100.0 * traced[2] / traced[1] if traced[1] else None,
     )  # fmt: skip
 
 
@@ -142,7 +168,8 @@ def distill(folder: Path) -> Profile:
     solo_reps = by_count[levels[0]]
     solo = _mean([float(r["ops"] or 0.0) for r in solo_reps])
     solo_per_container = solo / levels[0] if solo else None
-    points = [_point(n, by_count[n], solo_per_container) for n in levels]
+    traces = {int(n): _traced(rows, folder) for n, rows in ok.groupby("containers", sort=True)}
+    points = [_point(n, by_count[n], solo_per_container, traces[n]) for n in levels]
     samples = [[float(r["ops"] or 0.0) for r in by_count[n]] for n in levels]
     saturation, valley = _curve(levels, samples)
     spec = json.loads((folder / "spec.json").read_text())
@@ -168,8 +195,21 @@ def distill(folder: Path) -> Profile:
               "memory": host.get("memory_total"), "contio": __version__},
         measured=str(ok["started_at"].min()), results=str(folder),
         scaling=points, saturation_containers=saturation, valley=valley,
-        caveats=_caveats(ok, folder) + _unsampled(points),
+        caveats=_caveats(ok, folder) + _unsampled(points) + _untraced(traces),
     )  # fmt: skip
+
+
+def _bucket_order(label: str) -> float:
+    """`4K` < `8K` < … < `1M` < `>1M`."""
+    if label.startswith(">"):
+        return float("inf")
+    return float(label[:-1]) * (1024 if label.endswith("M") else 1)
+
+
+def _untraced(traces: dict[int, tuple[dict[str, int], int, int, list[str]]]) -> list[str]:
+    """Why request sizes are missing, once per reason."""
+    reasons = sorted({r for t in traces.values() for r in t[3]})
+    return [f"request sizes not traced: {r}" for r in reasons]
 
 
 def _unsampled(points: list[ScalingPoint]) -> list[str]:

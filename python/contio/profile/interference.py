@@ -105,9 +105,16 @@ class Prediction:
         return 1.0 - self.normalized
 
 
+SEQUENTIAL_SHARE = 50.0
+"""A traced profile is sequential when at least this % of its requests followed the last."""
+
+
 def sequential(profile: Profile) -> bool:
-    """Whether the application's I/O is sequential by the block layer's counters."""
+    """Whether the application's I/O is sequential: by its traced requests' offsets when
+    the profile has them, else by the block layer's counters (merges, request size)."""
     solo = profile.solo
+    if solo.sequential_percent is not None:
+        return solo.sequential_percent >= SEQUENTIAL_SHARE
     if solo.merged_percent is not None and solo.merged_percent >= SEQUENTIAL_MERGED_PERCENT:
         return True
     return solo.bytes_per_io is not None and solo.bytes_per_io >= SEQUENTIAL_BYTES_PER_IO

@@ -58,6 +58,13 @@ class ScalingPoint(ProfileModel):
     """CPU the application's processes used, in cores (1.0 = one core busy)."""
     cpu_seconds_per_op: float | None
     host_cpu_percent: float | None
+    request_sizes: dict[str, int] | None = None
+    """Requests the disk completed per size (`4K` … `1M`, `>1M`), summed over the
+    repetitions' run phases (the kernel's block_rq_complete tracepoint); None: not
+    traced (no tracefs, or no single disk held the data)."""
+    sequential_percent: float | None = None
+    """Of those requests, the % that started where the previous one in the same direction
+    ended."""
     data_bytes: float | None = None
     """What one copy's data occupied on the backend after its run phase (allocated
     bytes): what a place must hold for it. None: not measured (a Docker volume, or a

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import secrets
 import sys
 import uuid
@@ -99,6 +100,7 @@ from contio.run.plan import resolved_order
 from contio.run.progress import RunProgress
 from contio.run.release_each import release_each
 from contio.run.stopping import planned_repetitions, wants_another
+from contio.samplers.block_requests import REQUESTS_JSON, RequestTrace
 from contio.samplers.phase import data_disk, phase_columns
 from contio.signals import interrupts_raise
 
@@ -159,8 +161,12 @@ class Runner:
         resume: Path | None = None,
         progress: ProgressFactory = RunProgress,
         echo: Callable[[str], None] = _to_stderr,
+        trace_requests: bool = False,
     ):
         self.spec = spec
+        self.trace_requests = trace_requests
+        """Trace every request the data's disk completes in run phases (`contio profile`):
+        `run-requests.json` beside each phase's output."""
         self.spec_text = spec_text
         self.results_root = results_root
         self.profile = profile
@@ -589,6 +595,12 @@ class Runner:
         self._phase(engine, context, index, loaded, progress)
         return loaded
 
+    def _request_trace(self, loaded: LoadedData, phase: str) -> RequestTrace | None:
+        """A trace of the data disk's requests for a run phase, when asked for."""
+        if not self.trace_requests or phase != "run":
+            return None
+        return RequestTrace.begin(loaded.disk)
+
     def _faults(self, cell: Cell) -> FaultSchedule | None:
         """The spec's node-stop events, started now, when the cell's backend is gluster."""
         if not self.spec.events:
@@ -650,6 +662,7 @@ class Runner:
             if phase == "run":
                 middleware.sample_to(metrics.parent)
         faults = self._faults(cell) if phase == "run" else None
+        trace = self._request_trace(loaded, phase)
         try:
             codes = executor.run_phase(
                 engine, containers, io, progress.status, phase=phase,
@@ -660,6 +673,8 @@ class Runner:
                 middleware.stop_sampling()
             if faults is not None:
                 self._finish_faults(faults, context)
+            if trace is not None:
+                (metrics.parent / REQUESTS_JSON).write_text(json.dumps(trace.finish()) + "\n")
         sampled = phase_columns(metrics, len(containers), loaded.disk) if metrics else {}
         records, failure = [], None
         for container, member, code, location in zip(
