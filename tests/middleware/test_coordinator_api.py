@@ -91,8 +91,10 @@ def test_work_conserving_lends_an_idle_tenants_share(serve):
     client.set_tenant("b", 50)
     both = client.report("n", 100 * MB, {"a": 50 * MB, "b": 50 * MB})["shares_bps"]
     assert both == pytest.approx({"a": 50 * MB, "b": 50 * MB})
-    lent = client.report("n", 100 * MB, {"a": 0.0, "b": 50 * MB})["shares_bps"]
+    answer = client.report("n", 100 * MB, {"a": 0.0, "b": 50 * MB})
+    lent = answer["shares_bps"]
     assert lent["b"] > 90 * MB and lent["a"] + lent["b"] == pytest.approx(100 * MB)
+    assert answer["weights"] == {"a": 500, "b": 500}  # BFQ weights: 10 × priority
     status = client.status()["nodes"]["n"]["tenants"]
     assert status["b"]["target_bps"] == pytest.approx(lent["b"])
     assert status["b"]["share_of_node"] == pytest.approx(0.5)

@@ -30,6 +30,7 @@ from contio.qos.policy import (
     static_shares,
     work_conserving_shares,
 )
+from contio.qos.priority import priority_weight
 
 DEFAULT_INTERVAL = 0.5
 STALE_INTERVALS = 3
@@ -55,6 +56,9 @@ class NodeAnswer:
     """Each tenant's throttle on the node for the next interval."""
     limits_iops: dict[str, float]
     """Tenants' IOPS limits, which the agents write into the kernel's throttle as-is."""
+    weights: dict[str, int]
+    """Each tenant's BFQ weight on the node's disk, from its priority (`priority_weight`):
+    the device serves queued requests in the priorities' proportions."""
 
 
 class Coordinator:
@@ -163,7 +167,8 @@ class Coordinator:
                 held = self.store.shares().get(node, {})
                 shares = work_conserving_shares(divided, tenants, held, used)
         self.store.record_report(node, capacity, dict(used), shares, now)
-        return NodeAnswer(shares, iops_limits)
+        weights = {n: priority_weight(t.priority) for n, t in stored.items()}
+        return NodeAnswer(shares, iops_limits, weights)
 
     def _learn_io_sizes(
         self, node: str, used: Mapping[str, float], ios: Mapping[str, float]
@@ -218,6 +223,7 @@ class Coordinator:
             per_tenant = {
                 tenant: {
                     "target_bps": shares.get(name, {}).get(tenant),
+                    "weight": priority_weight(tenants[tenant].priority),
                     "measured_bps": measured.get(tenant, 0.0),
                     "share_of_node": measured.get(tenant, 0.0) / record.capacity,
                     "io_bytes": self._io_bytes.get(name, {}).get(tenant),
