@@ -2,7 +2,8 @@
 two tenants' volumes share every node's brick disk, `contio qos up` starts a coordinator
 and an agent per node, and O_DIRECT writers of both tenants are held to their shares on
 every node — by Algorithm 1 (static), then lent and taken back (work-conserving). A
-killed agent is marked stale, and `down` plus `cleanup` leave no cgroup behind.
+killed agent is marked stale, and `down` plus `cleanup` leave no cgroup behind and give
+every brick disk its scheduler back (the agents weigh tenants with BFQ).
 
 (Here rather than in tests/middleware/: it needs this directory's shared cluster.)"""
 
@@ -33,7 +34,8 @@ from contio.middleware.bricks import brick_processes
 from contio.middleware.daemon import PidFile
 from contio.middleware.deployment import Deployment
 from contio.middleware.disk_names import node_of
-from contio.qos import hierarchy
+from contio.qos import device as devices
+from contio.qos import hierarchy, resolve
 from contio.qos.process_group import PARENT
 from contio.report.middleware_sections import read_samples
 from contio.results.folder import load
@@ -94,6 +96,8 @@ def test_tenants_are_held_to_their_shares_on_every_node_and_nothing_is_left(
     gluster_cluster, tenant_volumes, run_contio, tmp_path, monkeypatch
 ):
     monkeypatch.chdir(tmp_path)  # as a user would: from anywhere
+    disks = [resolve(n.disks[0]) for n in LocalCluster.open(gluster_cluster).state.nodes]
+    schedulers = {d.name: devices.scheduler(d) for d in disks}
     up = run_contio("qos", "up", "--cluster", gluster_cluster, "--capacity", "20MB/s",
                     "--policy", "static")  # fmt: skip
     assert up.returncode == 0, up.stderr
@@ -120,6 +124,13 @@ def test_tenants_are_held_to_their_shares_on_every_node_and_nothing_is_left(
 
         # Algorithm 1: 75 : 25 of 20 MB/s on each node, and the writers are held there.
         _until(lambda: held({"ta": 15 * MB, "tb": 5 * MB}), 30, "static shares 15/5 MB/s held")
+        # The priorities also order each brick disk's queue: BFQ, weights 10 × priority.
+        parent = hierarchy.blkio_v1_root() / PARENT  # type: ignore[operator]
+        for index, disk in enumerate(disks, 1):
+            assert devices.scheduler(disk) == "bfq"
+            for tenant, weight in (("ta", 750), ("tb", 250)):
+                path = parent / f"qos-node{index}-{tenant}" / "blkio.bfq.weight_device"
+                assert f"{disk.number} {weight}" in path.read_text().splitlines()
 
         # Work-conserving: tb stops, its share is lent to ta; it is back when tb writes.
         client.set_policy("work-conserving")
@@ -149,6 +160,7 @@ def test_tenants_are_held_to_their_shares_on_every_node_and_nothing_is_left(
     assert cleanup.returncode == 0, cleanup.stderr
     assert "qos-agent node1" in cleanup.stdout
     assert _vnodes() == []
+    assert {d.name: devices.scheduler(d) for d in disks} == schedulers  # the killed one's too
 
 
 SSHD = Path("/usr/sbin/sshd")  # sshd re-executes itself: it must be started by full path

@@ -91,11 +91,16 @@ def test_work_conserving_lends_an_idle_tenants_share(serve):
     client.set_tenant("b", 50)
     both = client.report("n", 100 * MB, {"a": 50 * MB, "b": 50 * MB})["shares_bps"]
     assert both == pytest.approx({"a": 50 * MB, "b": 50 * MB})
-    lent = client.report("n", 100 * MB, {"a": 0.0, "b": 50 * MB})["shares_bps"]
-    assert lent["b"] > 90 * MB and lent["a"] + lent["b"] == pytest.approx(100 * MB)
+    answer = client.report("n", 100 * MB, {"a": 0.0, "b": 50 * MB})
     status = client.status()["nodes"]["n"]["tenants"]
-    assert status["b"]["target_bps"] == pytest.approx(lent["b"])
+    lent = {t: status[t]["target_bps"] for t in ("a", "b")}
+    assert lent["b"] > 90 * MB and lent["a"] + lent["b"] == pytest.approx(100 * MB)
     assert status["b"]["share_of_node"] == pytest.approx(0.5)
+    # The throttles: b's share, and for idle a the share it would have if busy (its
+    # allowance), not the probe it is accounted with; weights by priority.
+    assert answer["shares_bps"] == pytest.approx({"a": 50 * MB, "b": lent["b"]})
+    assert status["a"]["throttle_bps"] == pytest.approx(50 * MB)
+    assert answer["weights"] == {"a": 500, "b": 500}
     moves = client.moves()
     assert {(m["tenant"], m["new_bps"]) for m in moves} >= {("b", lent["b"]), ("a", lent["a"])}
 

@@ -22,6 +22,7 @@ from contio.middleware.disk_names import disk_node
 from contio.middleware.http_api import CoordinatorClient, CoordinatorServer
 from contio.middleware.store import Store
 from contio.middleware.vnode import cgroup_name
+from contio.qos import device as devices
 from contio.qos import hierarchy
 from contio.qos.process_group import PARENT
 
@@ -293,6 +294,69 @@ def test_an_idle_tenant_that_reads_again_wakes_the_agent_before_the_interval_end
         brick.wait()
 
 
+def _weight(agent: NodeAgent, tenant: str) -> str:
+    path = Path(agent.vnodes[tenant].group.cgroup.path, "blkio.bfq.weight_device")
+    number = agent.config.device.number
+    return next(
+        (ln.split()[1] for ln in path.read_text().splitlines() if ln.startswith(number)), ""
+    )
+
+
+def test_the_agent_weighs_tenants_by_priority_in_bfq_and_restores_the_scheduler(
+    loop_disk, coordinator, tmp_path, monkeypatch
+):
+    node, device = loop_disk
+    monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path / "state"))
+    before = devices.scheduler(device)
+    assert before != "bfq"  # a fresh loop device runs none: the agent must select BFQ
+    client = coordinator.client
+    client.set_tenant("hi", 80)
+    client.set_tenant("lo", 10)
+    readers = {"hi": _reader(node), "lo": _reader(node)}
+    bricks = {t: BrickProcess(p.pid, t, "10.0.0.1", "/b") for t, p in readers.items()}
+    config = AgentConfig("n1", "10.0.0.1", device, CAPACITY, client.url, SECRET, interval=0.5)
+    agent = NodeAgent(config, client, bricks=lambda host: list(bricks.values()))
+    try:
+        for _ in range(3):
+            agent.step()
+            time.sleep(0.5)
+        assert devices.scheduler(device) == "bfq"
+        assert devices.bfq_low_latency(device) is False
+        assert (_weight(agent, "hi"), _weight(agent, "lo")) == ("800", "100")
+        journal = (tmp_path / "state" / "qos-agents" / "n1" / "journal.json").read_text()
+        assert '"qos-scheduler"' in journal and f'"scheduler": "{before}"' in journal
+        # A priority change is a weight change, applied at the next interval; the VNodes'
+        # records are applied afresh each time and the disk stays as the agent set it.
+        client.set_tenant("lo", 20)
+        agent.step()
+        assert _weight(agent, "lo") == "200"
+        assert agent.settings()["vnodes"]["lo"]["weight"] == 200
+    finally:
+        agent.close()
+        for reader in readers.values():
+            reader.kill()
+            reader.wait()
+    assert devices.scheduler(device) == before
+    assert not (tmp_path / "state" / "qos-agents" / "n1" / "journal.json").exists()
+
+
+def test_a_vnode_reapplied_keeps_the_scheduler_its_first_weight_replaced(loop_disk):
+    from contio.middleware.vnode import VNode
+
+    _, device = loop_disk
+    before = devices.scheduler(device)
+    vnode = VNode.create("n7", "t", device)
+    try:
+        vnode.throttle(10 * MB, weight=300)  # selects BFQ: the record names `before`
+        vnode.throttle(20 * MB, weight=300)  # BFQ already: this record replaced nothing
+        assert devices.scheduler(device) == "bfq"
+        assert vnode.settings()["replaced_scheduler"] == before
+    finally:
+        vnode.remove()
+    assert devices.scheduler(device) == before
+    assert devices.bfq_low_latency(device) is None  # BFQ gone, its setting with it
+
+
 KILLED_AGENT = """
 import os, signal, sys
 from pathlib import Path
@@ -317,7 +381,8 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def test_cleanup_removes_the_vnodes_of_a_killed_agent(loop_disk, tmp_path, monkeypatch):
-    node, _ = loop_disk
+    node, device = loop_disk
+    before = devices.scheduler(device)
     monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path / "state"))
     reader = _reader(node)
     try:
@@ -332,12 +397,14 @@ def test_cleanup_removes_the_vnodes_of_a_killed_agent(loop_disk, tmp_path, monke
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
         cgroup = Path(proc.stdout.strip())
         assert proc.returncode == -signal.SIGKILL and cgroup.is_dir(), proc.stderr
+        assert devices.scheduler(device) == "bfq"  # the killed agent weighed its tenant
         assert _in_cgroup(reader.pid).endswith(cgroup.name)
         found = [f for f in leftovers.find() if f.kind == "qos-agent"]
         assert [f.name for f in found] == ["n9"]
         assert any(cgroup.name in r for r in found[0].resources)
         leftovers.remove(found[0])
         assert not cgroup.exists()
+        assert devices.scheduler(device) == before
         assert not _in_cgroup(reader.pid).endswith(cgroup.name)
     finally:
         reader.kill()

@@ -14,6 +14,7 @@ from contio.qos.policy import (
     UNKNOWN_IO_BYTES,
     TenantShare,
     effective_capacity,
+    idle_allowances,
     in_bytes,
     static_shares,
     water_fill,
@@ -87,6 +88,22 @@ def test_an_idle_tenants_bandwidth_is_lent_and_taken_back_within_one_interval():
     assert lent["b"] == pytest.approx(100 * MB - lent["a"])
     # a asks again (uses all of its probe): its fair share is back in the next interval.
     assert history[5] == pytest.approx({"a": 50 * MB, "b": 50 * MB})
+
+
+def test_an_idle_tenant_is_throttled_at_the_share_it_would_have_if_busy():
+    tenants = _tenants(("a", 4), ("b", 8), ("c", 8))
+    history = _loop(100 * MB, tenants, [{"a": 1e12, "b": 1e12, "c": 0.0}] * 3)
+    held = history[-1]
+    used = {"a": held["a"], "b": held["b"], "c": 0.0}
+    assert held["c"] == pytest.approx(PROBE_FRACTION * 40 * MB)  # accounted with a probe
+    # ... but throttled at its busy share, so its first requests pass at once.
+    assert idle_allowances(100 * MB, tenants, held, used) == pytest.approx({"c": 40 * MB})
+    # Busy tenants, and a lender moving at least its probe, keep their shares as throttles.
+    assert idle_allowances(100 * MB, tenants, held, {**used, "c": 3 * MB}) == {}
+    # A tenant coming back through its allowance is busy at the first report, however
+    # little of the interval it read (here a fifth of it at its busy share).
+    back = work_conserving_shares(100 * MB, tenants, held, {**used, "c": 0.2 * 40 * MB})
+    assert back == pytest.approx({"a": 20 * MB, "b": 40 * MB, "c": 40 * MB})
 
 
 def test_a_steady_tenant_below_its_share_is_a_fixed_point_and_lends_up_to_the_headroom():

@@ -186,6 +186,7 @@ DEFERRED_UNDO_ACTIONS: dict[str, str] = {
     "loop": "contio.backends.loop_device:undo_loop",
     "slowdev": "contio.backends.slow_device:undo_slowdev",
     "qos-vnode": "contio.middleware.vnode:undo_vnode",
+    "qos-scheduler": "contio.middleware.disk_scheduler:undo_scheduler",
     "qos-middleware": "contio.middleware.deployment:undo_middleware",
 }
 

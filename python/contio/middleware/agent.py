@@ -9,8 +9,11 @@ two processes, each in the VNode of its disk. Every interval each agent
    brick has a new PID and is moved again at the next interval);
 2. reads what every VNode moved on the brick disk since the last interval, and what the
    disk moved and how busy it was (`/proc/diskstats`);
-3. reports those rates to the coordinator, which answers with the node's shares;
-4. throttles every VNode to its share.
+3. reports those rates to the coordinator, which answers with the node's shares and
+   the tenants' weights (their priorities);
+4. throttles every VNode to its share and weighs it in the disk's BFQ queue (the agent
+   selects BFQ on its disk once, `contio.middleware.disk_scheduler`, and restores the
+   disk's scheduler on stop).
 
 Between intervals it looks every WAKE_CHECK_S at the VNodes of tenants that were idle:
 one that moves again is reported at once (a tenant coming back has its share within a
@@ -36,6 +39,7 @@ from contio.backends.interface import state_root
 from contio.backends.owner_lock import OwnerLock
 from contio.backends.undo_journal import Entry, UndoJournal
 from contio.errors import MiddlewareError, QosConfigError, QosError
+from contio.middleware import disk_scheduler
 from contio.middleware.bricks import BrickProcess, brick_processes
 from contio.middleware.coordinator import DiskReport
 from contio.middleware.http_api import CoordinatorClient
@@ -114,6 +118,11 @@ class NodeAgent:
         self.shares: dict[str, float] = {}
         self.iops_limits: dict[str, float] = {}
         """Tenants' IOPS limits, written into the kernel's throttle with their shares."""
+        self.weights: dict[str, int] = {}
+        """Tenants' BFQ weights on the disk, from their priorities (empty: none sent)."""
+        self.weights_unavailable: str | None = None
+        """Why the disk cannot weigh tenants (no BFQ): then throttles only, logged once."""
+        self._scheduler_entry: Entry | None = None
         self.reached = False
         self._bricks = bricks
         self._clock = clock
@@ -149,6 +158,7 @@ class NodeAgent:
         self.reached = True
         self.shares = {t: float(bps) for t, bps in answer["shares_bps"].items()}
         self.iops_limits = {t: float(n) for t, n in (answer.get("limits_iops") or {}).items()}
+        self.weights = {t: int(w) for t, w in (answer.get("weights") or {}).items()}
         self._drop_removed_tenants()
         self._sync_vnodes(by_volume)  # tenants the coordinator just told us about
         self._apply()
@@ -235,14 +245,34 @@ class NodeAgent:
             return None
 
     def _apply(self) -> None:
+        weigh = bool(self.weights and self.vnodes) and self._weighing()
         for tenant, vnode in self.vnodes.items():
             share = self.shares.get(tenant)
             if share is None:
                 continue
             old, iops = vnode.share_bps, self.iops_limits.get(tenant)
+            weight = self.weights.get(tenant) if weigh else None
             moved = old is None or abs(share - old) > RETHROTTLE_FRACTION * max(old, 1.0)
-            if moved or iops != vnode.iops:
-                vnode.throttle(share, iops)
+            if moved or iops != vnode.iops or weight != vnode.weight:
+                vnode.throttle(share, iops, weight)
+
+    def _weighing(self) -> bool:
+        """Whether the disk runs BFQ for the VNodes' weights; selects it the first time
+        (journaled first, so a killed agent's disk gets its scheduler back too)."""
+        if self._scheduler_entry is not None:
+            return True
+        if self.weights_unavailable is not None:
+            return False
+        cgroup_version = next(iter(self.vnodes.values())).group.cgroup.version
+        why = disk_scheduler.unavailable(cgroup_version, self.config.device)
+        if why is not None:
+            self.weights_unavailable = why
+            log.warning("%s: tenants are throttled but not weighed: %s", self.config.node, why)
+            return False
+        fields = disk_scheduler.original(self.config.device)
+        self._scheduler_entry = self._journal.record("qos-scheduler", **fields)
+        disk_scheduler.select_bfq(self.config.device)
+        return True
 
     def _drop_removed_tenants(self) -> None:
         for tenant in [t for t in self.vnodes if t not in self.shares]:
@@ -253,7 +283,8 @@ class NodeAgent:
         return {
             "node": self.config.node,
             "coordinator_reached": self.reached,
-            "vnodes": {t: {"share_bps": v.share_bps, "iops_limit": v.iops,
+            "weights": self.weights_unavailable or "BFQ, low_latency off",
+            "vnodes": {t: {"share_bps": v.share_bps, "iops_limit": v.iops, "weight": v.weight,
                            "cgroup": str(v.group.cgroup.path),
                            "controls": v.settings()}
                        for t, v in self.vnodes.items()},
@@ -284,6 +315,12 @@ class NodeAgent:
                 self._remove_vnode(tenant)
             except Exception as exc:  # noqa: BLE001 - remove the rest, report all
                 errors.append(f"{tenant}: {exc}")
+        if self._scheduler_entry is not None:  # after the VNodes: their weights are BFQ's
+            try:
+                self._journal.undo(self._scheduler_entry)
+                self._scheduler_entry = None
+            except Exception as exc:  # noqa: BLE001 - reported with the rest
+                errors.append(f"scheduler of {self.config.device.name}: {exc}")
         if errors:
             raise MiddlewareError("the agent could not remove: " + "; ".join(errors))
         self._lock.release()

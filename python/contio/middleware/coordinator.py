@@ -26,10 +26,12 @@ from contio.qos.policy import (
     TenantShare,
     check_reservations,
     effective_capacity,
+    idle_allowances,
     in_bytes,
     static_shares,
     work_conserving_shares,
 )
+from contio.qos.priority import priority_weight
 
 DEFAULT_INTERVAL = 0.5
 STALE_INTERVALS = 3
@@ -52,9 +54,13 @@ class NodeAnswer:
     """What an agent is told after its report."""
 
     shares_bps: dict[str, float]
-    """Each tenant's throttle on the node for the next interval."""
+    """Each tenant's throttle on the node for the next interval: its share, or for an
+    idle tenant under work-conserving its allowance (`idle_allowances`)."""
     limits_iops: dict[str, float]
     """Tenants' IOPS limits, which the agents write into the kernel's throttle as-is."""
+    weights: dict[str, int]
+    """Each tenant's BFQ weight on the node's disk, from its priority (`priority_weight`):
+    the device serves queued requests in the priorities' proportions."""
 
 
 class Coordinator:
@@ -75,6 +81,9 @@ class Coordinator:
         self._io_bytes: dict[str, dict[str, float]] = {}
         """Per node and tenant, bytes per I/O in the last interval it moved any: what
         its IOPS bounds are worth in bytes/s there (`in_bytes`)."""
+        self._throttles: dict[str, dict[str, float]] = {}
+        """Per node and tenant, the throttle last answered where it is not the share
+        (an idle tenant's allowance), for `status`."""
 
     # Configuration: validated before anything is stored, errors name the field.
 
@@ -154,6 +163,7 @@ class Coordinator:
         divided = self._divided_capacity(node, capacity, used, disk, stored)
         tenants = in_bytes(divided, stored, self._io_bytes.get(node, {})) if stored else {}
         shares: dict[str, float] = {}
+        allowances: dict[str, float] = {}
         if tenants:
             used = {name: used.get(name, 0.0) for name in tenants}
             if self.policy == "static":
@@ -162,8 +172,13 @@ class Coordinator:
             else:
                 held = self.store.shares().get(node, {})
                 shares = work_conserving_shares(divided, tenants, held, used)
+                allowances = idle_allowances(divided, tenants, held, used)
+        # The store keeps the law's shares (what the next busy test compares with); the
+        # agent is told the throttles, an idle tenant's allowance instead of its probe.
         self.store.record_report(node, capacity, dict(used), shares, now)
-        return NodeAnswer(shares, iops_limits)
+        self._throttles[node] = allowances
+        weights = {n: priority_weight(t.priority) for n, t in stored.items()}
+        return NodeAnswer({**shares, **allowances}, iops_limits, weights)
 
     def _learn_io_sizes(
         self, node: str, used: Mapping[str, float], ios: Mapping[str, float]
@@ -218,6 +233,10 @@ class Coordinator:
             per_tenant = {
                 tenant: {
                     "target_bps": shares.get(name, {}).get(tenant),
+                    "throttle_bps": self._throttles.get(name, {}).get(
+                        tenant, shares.get(name, {}).get(tenant)
+                    ),
+                    "weight": priority_weight(tenants[tenant].priority),
                     "measured_bps": measured.get(tenant, 0.0),
                     "share_of_node": measured.get(tenant, 0.0) / record.capacity,
                     "io_bytes": self._io_bytes.get(name, {}).get(tenant),

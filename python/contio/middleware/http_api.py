@@ -6,7 +6,7 @@
 | PUT /v1/tenants/NAME | {"priority", "reservation"?, "limit"?} (rates: "20MB/s", "500iops") | the tenant |
 | DELETE /v1/tenants/NAME | | {} |
 | PUT /v1/policy | {"policy"} | {"policy"} |
-| POST /v1/nodes/NAME/report | {"capacity_bps", "used_bps": {tenant: bytes/s}, "used_iops"?: {tenant: I/O/s}, "disk"?: {"utilization", "moved_bps"}} | {"shares_bps", "limits_iops", "policy", "interval_s"} |
+| POST /v1/nodes/NAME/report | {"capacity_bps", "used_bps": {tenant: bytes/s}, "used_iops"?: {tenant: I/O/s}, "disk"?: {"utilization", "moved_bps"}} | {"shares_bps", "limits_iops", "weights", "policy", "interval_s"} |
 | GET /v1/moves?since=T | | [{"at", "node", "tenant", "old_bps", "new_bps"}] |
 
 Every request is signed (`contio.middleware.auth`); 401 otherwise. Bad input is a 400
@@ -138,7 +138,8 @@ class _Handler(BaseHTTPRequestHandler):
                     node, _number(data, "capacity_bps"), used, _disk(data.get("disk")), ios
                 )
                 return {"shares_bps": answer.shares_bps, "limits_iops": answer.limits_iops,
-                        "policy": coordinator.policy, "interval_s": coordinator.interval}  # fmt: skip
+                        "weights": answer.weights, "policy": coordinator.policy,
+                        "interval_s": coordinator.interval}  # fmt: skip
         raise _BadRequest(
             HTTPStatus.NOT_FOUND, {"error": "path", "message": f"no {method} {url.path}"}
         )

@@ -6,7 +6,8 @@ to the share the coordinator decided, and reads the bytes it moved from the cgro
 counters (`blkio.throttle.io_service_bytes`, or `io.stat` on cgroup v2).
 
 The share is applied as a bytes/s limit on reads and on writes alike (and a tenant's
-IOPS limit as an I/O/s one): a tenant that both
+IOPS limit as an I/O/s one), and the tenant's priority as a BFQ weight on the brick
+disk (`contio.middleware.disk_scheduler`): a tenant that both
 reads and writes may move up to its share in each direction (paper 004's tenants read or
 write, not both). Writes are only controlled when they reach the disk in the brick's
 own context: bricks must write with O_DIRECT (docs/middleware.md).
@@ -53,6 +54,7 @@ class VNode:
         self.device = device
         self.share_bps: float | None = None
         self.iops: float | None = None
+        self.weight: int | None = None
         self._record: controls.AppliedControls | None = None
 
     @classmethod
@@ -87,15 +89,31 @@ class VNode:
         ios = device.read_ops + device.write_ops
         return VNodeCounters(device.read_bytes, device.write_bytes, ios)
 
-    def throttle(self, share_bps: float, iops: float | None = None) -> None:
+    def throttle(
+        self, share_bps: float, iops: float | None = None, weight: int | None = None
+    ) -> None:
         """Limit reads and writes on the brick disk to `share_bps` each, and to `iops`
-        I/O per second each when the tenant has an IOPS limit."""
+        I/O per second each when the tenant has an IOPS limit; with `weight`, weigh the
+        tenant's requests in the disk's BFQ queue.
+
+        Each call applies the controls afresh. A weight selects BFQ when the disk runs
+        another scheduler, and only the first call sees that: its record's replaced
+        scheduler (and low_latency turned off) is carried into every later record, so
+        `remove` restores the disk as it was before the VNode's first weight."""
         rate = max(1, int(share_bps))
         ios = None if iops is None else max(1, int(iops))
-        limits = IoLimits(read_bps=rate, write_bps=rate, read_iops=ios, write_iops=ios)
+        limits = IoLimits(
+            read_bps=rate, write_bps=rate, read_iops=ios, write_iops=ios, weight=weight
+        )
+        previous = self._record
         self._record = controls.apply(self.group.cgroup, self.device, limits)
+        if previous is not None:
+            if self._record.replaced_scheduler is None:
+                self._record.replaced_scheduler = previous.replaced_scheduler
+            self._record.disabled_low_latency |= previous.disabled_low_latency
         self.share_bps = share_bps
         self.iops = iops
+        self.weight = weight
 
     def settings(self) -> dict[str, object] | None:
         """What is in force, for results: the control record (mechanism, values, notes)."""

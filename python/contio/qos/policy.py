@@ -16,7 +16,9 @@ priorities, reservations, limits and the rates the node agent measured:
   What an *active* tenant leaves below its fair share is lent only until the node is
   filled to 1 - LENDING_HEADROOM of its capacity: a disk run at 100 % queues the
   lender's requests behind the borrowers', and its latency, not its bandwidth, is what
-  priority must protect.
+  priority must protect. `idle_allowances` is what an idle tenant's throttle is set to
+  meanwhile: the share it would hold if it were busy, so its first requests are not held
+  back by the probe it is accounted with and it is seen coming back at once.
 
 Both divide the node's *effective* capacity (`effective_capacity`): the calibrated
 bandwidth, lowered to what the disk actually moves whenever the agent sees it saturated.
@@ -258,6 +260,39 @@ def work_conserving_shares(
         return shares
     keep = {n: max(fair[n], floors[n]) for n in tenants}
     return _cut_borrowers(shares, keep, (1 - LENDING_HEADROOM) * capacity)
+
+
+def idle_allowances(
+    capacity: float,
+    tenants: Mapping[str, TenantShare],
+    held: Mapping[str, float],
+    used: Mapping[str, float],
+) -> dict[str, float]:
+    """The throttle of each *idle* tenant (not busy, moving less than its probe): the
+    share `work_conserving_shares` would give it if it were busy now.
+
+    The law accounts an idle tenant with its probe (what it holds, for the busy test),
+    but a probe of 5 % of a fair share is far below one request a second (1 MiB at
+    1 MB/s waits a second in the kernel's throttle, and moves no counter meanwhile), so
+    a throttle at the probe would keep a returning tenant from showing it is back. Its
+    allowance costs nothing while it is idle, since it moves nothing; when it comes back,
+    the node is oversubscribed by at most its allowance until its agent reports (a tenth
+    of a second, then one round trip), and the device's priority weights divide it."""
+    _check(capacity, tenants)
+    weights = {n: float(t.priority) for n, t in tenants.items()}
+    total_weight = sum(weights.values())
+    allowances = {}
+    for name in tenants:
+        fair = capacity * weights[name] / total_weight
+        rate = used.get(name, 0.0)
+        busy = held.get(name, fair) > 0 and rate >= BUSY_FRACTION * held.get(name, fair)
+        if busy or rate >= PROBE_FRACTION * fair:
+            continue
+        as_busy = work_conserving_shares(
+            capacity, tenants, {**held, name: 1.0}, {**used, name: 1.0}
+        )  # held 1, used 1: busy
+        allowances[name] = as_busy[name]
+    return allowances
 
 
 def _cut_borrowers(

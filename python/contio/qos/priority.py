@@ -18,6 +18,15 @@ from contio.errors import QosConfigError
 from contio.qos.limits import IoLimits
 
 PRIORITY_MIN, PRIORITY_MAX = 1, 100
+WEIGHT_PER_PRIORITY = 10
+"""A priority's BFQ weight (`priority_weight`): 1–100 → 10–1000, inside BFQ's 1–1000,
+ratios kept exactly, and priority 10 at the kernel's default weight of 100."""
+
+
+def priority_weight(priority: int) -> int:
+    """The BFQ weight (`blkio.bfq.weight_device`) that orders a tenant's requests in the
+    device by its priority, in the same proportions as its share."""
+    return WEIGHT_PER_PRIORITY * priority
 
 
 def priority_throttles(bandwidth: float, priorities: Mapping[str, int]) -> dict[str, float]:
