@@ -62,6 +62,7 @@ def test_both_placements_run_and_are_measured_against_each_alone(profiled):
     assert {f"alone-{app}-on-{place}" for app, place in used} <= set(cells)
     assert "median absolute prediction error" in done.stdout
     assert "places a, b are on one disk" in done.stdout  # both directories: the temp disk
+    assert "warning" not in done.stderr, done.stderr[-500:]  # e.g. no report written
     report = (folder / "report.html").read_text()
     assert 'id="placement"' in report and "Placement advice: predicted against measured" in report
     assert list((profiled / "a").iterdir()) == [] and list((profiled / "b").iterdir()) == []

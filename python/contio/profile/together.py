@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -195,7 +195,7 @@ def together_spec(
     for setting in settings:
         # A setting runs the members it places, in its placement's order.
         mixes[setting.label] = [
-            {**members[member], "backend": place} for member, place in setting.placement.items()
+            _placed(members[member], place) for member, place in setting.placement.items()
         ]
         for member, place in setting.placement.items():
             used[alone_label(application_of(member), place)] = None
@@ -203,7 +203,7 @@ def together_spec(
         for place in places:
             label = alone_label(application_of(member), place)
             if label in used and label not in mixes:
-                mixes[label] = [{**members[member], "backend": place}]
+                mixes[label] = [_placed(members[member], place)]
     first_place = next(iter(places))
     return {
         "name": name,
@@ -213,6 +213,15 @@ def together_spec(
         "factors": {"backend": [first_place], "mix": list(mixes), "containers": [1]},
         **_shared_settings(profiles),
     }
+
+
+def _placed(member: dict[str, Any], place: str) -> dict[str, Any]:
+    """A member with its data on `place`, its workload named `<name>@<place>`: the rows,
+    and the report's mix comparison, then tell an application on one place from the same
+    application on another (its alone cell there is the one to compare with)."""
+    workload = member["workload"]
+    named = replace(workload, name=f"{workload.name}@{place}")
+    return {**member, "workload": named, "backend": place}
 
 
 class _SpecDumper(yaml.SafeDumper):

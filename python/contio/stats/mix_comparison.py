@@ -117,11 +117,15 @@ def compare_mixes(
         if len(samples[cell["cell_key"]]) < 2:
             continue
         members = []
+        seen: dict[str, int] = {}
         for application, values in samples[cell["cell_key"]]:
             standalone = alone.get((application, *_others(cell["levels"])))
             if standalone is None or not values or not standalone[1]:
                 continue
             name, base = standalone
+            # Two members of one application (a mix listing it twice): `read`, `read #2`.
+            seen[name] = seen.get(name, 0) + 1
+            name = name if seen[name] == 1 else f"{name} #{seen[name]}"
             mixed, base_values = tuple(values.values()), tuple(base.values())
             try:
                 lost = degradation(mixed, base_values, name, confidence)
