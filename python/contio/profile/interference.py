@@ -106,7 +106,7 @@ class Prediction:
 
 
 SEQUENTIAL_SHARE = 50.0
-"""A traced profile is sequential when at least this % of its requests followed the last."""
+"""A traced profile is sequential when at least this % of its requests are adjacent to another."""
 
 
 def sequential(profile: Profile) -> bool:

@@ -63,8 +63,8 @@ class ScalingPoint(ProfileModel):
     repetitions' run phases (the kernel's block_rq_complete tracepoint); None: not
     traced (no tracefs, or no single disk held the data)."""
     sequential_percent: float | None = None
-    """Of those requests, the % that started where the previous one in the same direction
-    ended."""
+    """Of those requests, the % adjacent to another of the last 32 in the same direction
+    (`contio.samplers.block_requests`): sequential I/O."""
     data_bytes: float | None = None
     """What one copy's data occupied on the backend after its run phase (allocated
     bytes): what a place must hold for it. None: not measured (a Docker volume, or a

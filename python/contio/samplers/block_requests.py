@@ -10,9 +10,9 @@ overflowing at tens of thousands of requests per second. Needs root and tracefs 
 kernel's `CONFIG_BLK_DEV_IO_TRACE`): without them `BlockRequestTrace.start` raises
 `TraceUnavailable` saying why, and the caller goes on without sizes.
 
-A request is sequential when it starts where the previous request in the same direction
-(read or write) ended: the block layer's own view, after merging, of what reached the
-disk.
+A request is sequential when it is adjacent to one of the last requests in the same
+direction (read or write): the block layer's own view, after merging, of what reached
+the disk, for one stream or several interleaved.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import re
 import select
 import subprocess
 import threading
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,8 @@ SECTOR = 512
 BUCKETS = tuple(4096 * 2**k for k in range(9))
 """Upper bounds of the histogram's buckets: 4 KiB, 8 KiB, … 1 MiB; larger requests go
 in the last bucket, `>1M`."""
+RECENT = 32
+"""Requests per direction a new one is checked against for adjacency."""
 _LINE = re.compile(r"block_rq_complete: (\d+),(\d+) (\S+) \(.*?\) (\d+) \+ (\d+)")
 
 
@@ -57,16 +60,29 @@ class RequestStats:
     """Requests per size bucket (`bucket_label`)."""
     requests: int = 0
     sequential: int = 0
-    """Requests that started where the previous one of their direction ended."""
-    _ends: dict[str, int] = field(default_factory=dict)
+    """Requests adjacent to one of the last `RECENT` of their direction (see `add`)."""
+    _recent: dict[str, deque[list[int]]] = field(default_factory=dict)
+    """Per direction, the last requests as [start, end, counted]."""
 
     def add(self, direction: str, sector: int, sectors: int) -> None:
+        """Count a completed request. Requests adjacent to one another among the last
+        `RECENT` of a direction are sequential, both of them (the first of a run is
+        known only when the second comes): several sequential streams interleave on one
+        disk (copies of an application), and the halves of a split request complete in
+        either order."""
         self.requests += 1
         label = bucket_label(sectors * SECTOR)
         self.sizes[label] = self.sizes.get(label, 0) + 1
-        if self._ends.get(direction) == sector:
+        end = sector + sectors
+        recent = self._recent.setdefault(direction, deque(maxlen=RECENT))
+        neighbours = [r for r in recent if sector == r[1] or end == r[0]]
+        for neighbour in neighbours:
+            if not neighbour[2]:
+                neighbour[2] = 1
+                self.sequential += 1
+        if neighbours:
             self.sequential += 1
-        self._ends[direction] = sector + sectors
+        recent.append([sector, end, 1 if neighbours else 0])
 
     def as_dict(self) -> dict[str, object]:
         return {"sizes": dict(self.sizes), "requests": self.requests,
