@@ -166,3 +166,13 @@ def test_a_calibration_file_round_trips_and_bad_ones_are_refused_naming_the_file
         **document["constants"]["after"], "queue_weight": -1}}}  # fmt: skip
     refused(json.dumps(negative), "constants.after.queue_weight")
     refused(json.dumps({k: v for k, v in document.items() if k != "pairs"}), "pairs")
+
+
+def test_under_the_fifo_law_the_fair_laws_constants_are_said_to_play_no_part():
+    writer = profile("w", 99.0, sequential=True, iops=191.0, depth=1.45)
+    reader = profile("r", 86.0, iops=17_600.0, depth=0.86)
+    pair = pairs_of({"w": writer, "r": reader})
+    found = fit(_observed(pair, DEFAULT_CONSTANTS), CORES)
+    assert found.after.sharing == "fifo" and found.error_after == 0.0
+    document = _document(found, pair)
+    assert any("sequential_penalty" in n and "the fifo law" in n for n in document.notes)

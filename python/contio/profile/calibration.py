@@ -24,7 +24,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from contio.errors import UsageError
-from contio.profile.interference import DEFAULT_CONSTANTS, SHARING, ModelConstants, predict
+from contio.profile.interference import (
+    DEFAULT_CONSTANTS,
+    SHARING,
+    ModelConstants,
+    fifo_fractions,
+    predict,
+)
 from contio.profile.schema import Profile
 from contio.profile.together import MemberOutcome, Setting, disagreement, together_spec
 from contio.versioned_json import read_versioned
@@ -300,8 +306,11 @@ class Calibration(CalibrationModel):
         path.write_text(json.dumps(self.model_dump(mode="json", by_alias=True), indent=2) + "\n")
 
 
-def notes(found: Fit) -> list[str]:
+def notes(found: Fit, pairs: Sequence[Pair]) -> list[str]:
     """What to keep in mind reading the fitted constants, in sentences."""
+    fifo = found.after.sharing == "fifo" and all(
+        fifo_fractions(list(p.profiles)) is not None for p in pairs
+    )
     said = []
     if not found.well_determined:
         said.append(
@@ -311,7 +320,9 @@ def notes(found: Fit) -> list[str]:
         )
     for name in found.undetermined:
         why = ""
-        if name == "sequential_penalty":
+        if fifo:
+            why = " (the fifo law, which the pairs followed, does not use it)"
+        elif name == "sequential_penalty":
             why = " (no pair mixes a sequential and a random member)"
         said.append(f"no pair depends on {name}: it is kept at {getattr(found.after, name):g}{why}")
     return said
@@ -343,7 +354,7 @@ def calibration_document(
         undetermined=list(found.undetermined),
         constants=BeforeAfter(before=Constants.of(found.before), after=Constants.of(found.after)),
         median_absolute_error=ErrorBeforeAfter(before=found.error_before, after=found.error_after),
-        pairs=rows, profiles=list(profiles), notes=notes(found),
+        pairs=rows, profiles=list(profiles), notes=notes(found, pairs),
     )  # fmt: skip
 
 
