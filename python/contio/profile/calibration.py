@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -136,18 +137,12 @@ def predicted(observation: Observation, constants: ModelConstants, cores: float)
     return found[observation.member].normalized
 
 
-def median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def median_absolute_error(
     observations: Sequence[Observation], constants: ModelConstants, cores: float
 ) -> float:
-    return median([abs(o.measured - predicted(o, constants, cores)) for o in observations])
+    return statistics.median(
+        [abs(o.measured - predicted(o, constants, cores)) for o in observations]
+    )
 
 
 @dataclass(frozen=True)

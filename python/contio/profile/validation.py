@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -99,11 +100,8 @@ def placement_ratios(best: PlacementCheck, naive: PlacementCheck) -> tuple[float
 
 def median_absolute_error(checks: Sequence[PlacementCheck]) -> float | None:
     """Median |measured − predicted| over every measured member of `checks`."""
-    errors = sorted(abs(e) for c in checks for m in c.members if (e := m.error) is not None)
-    if not errors:
-        return None
-    middle = len(errors) // 2
-    return errors[middle] if len(errors) % 2 else (errors[middle - 1] + errors[middle]) / 2
+    errors = [abs(e) for c in checks for m in c.members if (e := m.error) is not None]
+    return statistics.median(errors) if errors else None
 
 
 def write_validation(folder: Path, checks: Sequence[PlacementCheck], objective: str) -> Path:
