@@ -21,6 +21,8 @@ from contio.yaml_input import read_yaml
 
 Definitions = dict[str, dict[str, Any]]
 """Place → backend definition."""
+DIRECTORY_TYPES = ("local-dir", "path", "local")
+"""Backend types whose `path` is a directory on a disk of this host."""
 
 
 def read_places(path: Path) -> Definitions:
@@ -82,12 +84,10 @@ def shared_disks(places: Definitions) -> list[str]:
     keep them off one device, and the validation cannot show what advice is worth."""
     by_disk: dict[str, list[str]] = {}
     for place, definition in places.items():
-        path = definition.get("path")
-        if definition.get("type") in ("local-dir", "path", "local") and isinstance(path, str):
-            try:
-                by_disk.setdefault(resolve(path).name, []).append(place)
-            except QosError:
-                continue
+        if definition.get("type") in DIRECTORY_TYPES and isinstance(definition.get("path"), str):
+            disk = _disk_of(place, definition)
+            if disk is not None:
+                by_disk.setdefault(disk, []).append(place)
     return [
         f"places {', '.join(found)} are on one disk ({disk}): members placed apart there "
         "still share its device"
@@ -122,7 +122,7 @@ def capacity(place: str, definition: dict[str, Any] | None) -> float | None:
             )
             return float(parse_size(size) * count)
         path = definition.get("path")
-        if isinstance(path, str) and definition.get("type") in ("local-dir", "path", "local"):
+        if isinstance(path, str) and definition.get("type") in DIRECTORY_TYPES:
             try:
                 return float(shutil.disk_usage(path).free)
             except OSError:
