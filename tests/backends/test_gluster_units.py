@@ -14,6 +14,7 @@ from contio.errors import BackendOptionError, ClusterError
 from contio.gluster.faults import FaultSchedule, NodeStopEvent
 from contio.gluster.inventory import SshCluster, start_argv, stop_argvs
 from contio.gluster.layout import VolumeLayout, place_bricks
+from contio.gluster.local_cluster import link_cpu_mask
 from contio.gluster.node_access import NamespaceNode, SshNode
 from contio.gluster.volume import GlusterVolume, pending_heal_entries
 
@@ -144,3 +145,10 @@ def test_power_off_is_refused_on_ssh_hosts_before_anything_stops(tmp_path):
     assert schedule.records == []
     with pytest.raises(ClusterError, match="'power-off' needs a local cluster"):
         cluster.stop_node(2, isolate=True)
+
+
+@pytest.mark.parametrize(
+    ("cpu", "mask"), [(0, "1"), (1, "2"), (3, "8"), (31, "80000000"), (32, "1,00000000")]
+)
+def test_a_links_cpu_mask_names_one_cpu_in_the_kernels_format(cpu, mask):
+    assert link_cpu_mask(cpu) == mask

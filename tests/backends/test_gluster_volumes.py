@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -110,3 +111,25 @@ def test_backend_builds_and_removes_its_own_cluster_when_none_is_up(
         assert verified.checked == verified.written == 16
     before.assert_nothing_new()
     assert not LocalCluster.exists("ctauto")
+
+
+def _mask_cpus(mask: str) -> set[int]:
+    value = int(mask.replace(",", ""), 16)
+    return {cpu for cpu in range(value.bit_length()) if value >> cpu & 1}
+
+
+def test_each_node_link_is_received_on_one_cpu(gluster_cluster):
+    """Both ends of every node's veth steer their packets to a single CPU's backlog, so
+    a sender moving between CPUs cannot reorder them (docs/backends.md)."""
+    state = LocalCluster.open(gluster_cluster).state
+    used = []
+    for node in state.nodes:
+        veth = f"{state.bridge[:-2]}v{node.index}"
+        host_side = Path(f"/sys/class/net/{veth}/queues/rx-0/rps_cpus").read_text().strip()
+        node_side = subprocess.run(
+            ["ip", "netns", "exec", node.netns, "cat", "/sys/class/net/eth0/queues/rx-0/rps_cpus"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+        assert len(_mask_cpus(host_side)) == 1 and _mask_cpus(node_side) == _mask_cpus(host_side)
+        used.append(_mask_cpus(host_side).pop())
+    assert len(set(used)) == min(len(state.nodes), os.cpu_count() or 1)  # spread over CPUs

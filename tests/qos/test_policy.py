@@ -9,7 +9,6 @@ from contio.errors import QosConfigError
 from contio.qos.policy import (
     CAPACITY_FLOOR,
     CAPACITY_RECOVERY,
-    LENDING_HEADROOM,
     PROBE_FRACTION,
     UNKNOWN_IO_BYTES,
     TenantShare,
@@ -70,9 +69,7 @@ def _loop(capacity, tenants, wants_per_interval):
     for wants in wants_per_interval:
         used = {n: min(wants[n], held[n]) for n in tenants}
         held = work_conserving_shares(capacity, tenants, held, used)
-        lending = any(0 < used[n] < held[n] for n in tenants)
-        expected = (1 - LENDING_HEADROOM) * capacity if lending else capacity
-        assert expected * (1 - 1e-9) <= sum(held.values()) <= capacity * (1 + 1e-9)
+        assert sum(held.values()) == pytest.approx(capacity)  # no limits here: all divided
         history.append(held)
     return history
 
@@ -106,26 +103,28 @@ def test_an_idle_tenant_is_throttled_at_the_share_it_would_have_if_busy():
     assert back == pytest.approx({"a": 20 * MB, "b": 40 * MB, "c": 40 * MB})
 
 
-def test_a_steady_tenant_below_its_share_is_a_fixed_point_and_lends_up_to_the_headroom():
+def test_an_active_tenant_below_its_share_keeps_its_fair_share_and_is_a_fixed_point():
     tenants = _tenants(("steady", 80), ("busy", 20))
     wants = {"steady": 30 * MB, "busy": 1e12}
     history = _loop(100 * MB, tenants, [wants] * 8)
-    filled = (1 - LENDING_HEADROOM) * 100 * MB
-    for shares in history[2:]:
-        assert shares["steady"] == pytest.approx(30 * MB * 1.25)  # its rate + headroom
-        # The busy tenant borrows what steady leaves, but only until the node is filled
-        # to 80 %: steady's requests must not queue behind a saturated disk.
-        assert shares["busy"] == pytest.approx(filled - 30 * MB * 1.25)
+    for shares in history[1:]:
+        # steady moves 30 of its fair 80 and holds all 80: lent, the rest would fill the
+        # disk with busy's requests, and steady's would queue behind them.
+        assert shares == pytest.approx({"steady": 80 * MB, "busy": 20 * MB})
 
 
-def test_lending_keeps_no_headroom_for_an_idle_tenant_and_cuts_no_one_below_fair():
+def test_only_an_idle_tenants_share_is_lent():
     tenants = _tenants(("idle", 50), ("busy", 50))
     history = _loop(100 * MB, tenants, [{"idle": 0.0, "busy": 1e12}] * 4)
-    assert sum(history[-1].values()) == pytest.approx(100 * MB)  # idle: lent in full
-    # A lender at 35 of its fair 50 holds 43.75: the borrower gives back what it holds
-    # above its own fair share, and no more, though the node then runs above 80 %.
-    history = _loop(100 * MB, tenants, [{"idle": 35 * MB, "busy": 1e12}] * 4)
-    assert history[-1] == pytest.approx({"idle": 43.75 * MB, "busy": 50 * MB})
+    assert history[-1]["busy"] == pytest.approx(100 * MB * (1 - PROBE_FRACTION / 2))
+    # Moving a probe's worth (here just above it) makes it active: its fair share is back.
+    trickle = PROBE_FRACTION * 50 * MB * 1.01
+    history = _loop(100 * MB, tenants, [{"idle": 0.0, "busy": 1e12}] * 3
+                    + [{"idle": trickle, "busy": 1e12}] * 2)  # fmt: skip
+    assert history[-1] == pytest.approx({"idle": 50 * MB, "busy": 50 * MB})
+    # Growing past its fair share, it is busy and divides the node by priority.
+    history = _loop(100 * MB, tenants, [{"idle": 1e12, "busy": 1e12}] * 2)
+    assert history[-1] == pytest.approx({"idle": 50 * MB, "busy": 50 * MB})
 
 
 def test_priorities_divide_a_node_when_everyone_is_busy():

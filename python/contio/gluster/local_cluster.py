@@ -49,6 +49,35 @@ REQUIRED_PROGRAMS = {
 }  # fmt: skip
 
 
+def link_cpu_mask(cpu: int) -> str:
+    """The `rps_cpus` mask that names one CPU (hex, a comma every 32 CPUs)."""
+    digits = f"{1 << cpu:x}"
+    digits = digits.zfill(-(-len(digits) // 8) * 8)
+    return ",".join(digits[k : k + 8] for k in range(0, len(digits), 8)).lstrip("0") or "0"
+
+
+def _keep_link_order(veth: str, node: NodeState) -> None:
+    """Receive each end of a node's veth pair on one CPU, so its packets arrive in order.
+
+    A veth hands each packet to the receive backlog of the CPU its sender runs on; a
+    sender that migrates between CPUs mid-burst has the rest of its burst processed
+    first by the other CPU. A real link delivers in order. TCP takes the reordering for
+    loss: on this machine 1-2 % of 1 MiB reads through the FUSE client stalled for
+    ~180 ms behind spurious retransmits (DSACKs at the sender, out-of-order packets at
+    the host). Receive packet steering to a single CPU per link keeps one backlog per
+    link; the links are spread over the CPUs. Without RPS in the kernel the files are
+    missing and the links stay as they are."""
+    cpus = os.cpu_count() or 1
+    mask = link_cpu_mask((node.index - 1) % cpus)
+    host_side = Path(f"/sys/class/net/{veth}/queues/rx-0/rps_cpus")
+    if host_side.exists():
+        host_side.write_text(mask)
+    node_side = f"/sys/class/net/{NODE_LINK}/queues/rx-0/rps_cpus"
+    # The node's end is only visible in its namespace's sysfs, which `ip netns exec` mounts.
+    command.run(["ip", "netns", "exec", node.netns, "tee", node_side], check=False,
+                input_text=mask)  # fmt: skip
+
+
 class LocalClusterConfig(BaseModel):
     """What `contio cluster up` builds."""
 
@@ -204,6 +233,7 @@ class LocalCluster:
         command.run([*in_ns, "addr", "add", f"{node.address}/{prefix}", "dev", NODE_LINK])
         command.run([*in_ns, "link", "set", NODE_LINK, "up"])
         command.run([*in_ns, "link", "set", "lo", "up"])
+        _keep_link_order(veth, node)
 
     def _make_node_disks(self, node: NodeState) -> None:
         size = filesystem.parse_size(self.state.config.disk_size)

@@ -13,10 +13,11 @@ priorities, reservations, limits and the rates the node agent measured:
   reservations and within the limits, and hands whatever nobody wants to the tenants by
   priority. What an idle tenant leaves is lent to the busy ones; it is taken back in
   the interval after the tenant uses (nearly) all of what it holds.
-  What an *active* tenant leaves below its fair share is lent only until the node is
-  filled to 1 - LENDING_HEADROOM of its capacity: a disk run at 100 % queues the
-  lender's requests behind the borrowers', and its latency, not its bandwidth, is what
-  priority must protect. `idle_allowances` is what an idle tenant's throttle is set to
+  What an *active* tenant (moving at least its probe) leaves below its fair share is not
+  lent: it keeps its fair share. Lent, it would fill the disk with the borrowers'
+  requests, and the active tenant's requests would queue behind them: its latency, not
+  only its bandwidth, is what its priority must protect (docs/middleware.md, "Control
+  law", measured). `idle_allowances` is what an idle tenant's throttle is set to
   meanwhile: the share it would hold if it were busy, so its first requests are not held
   back by the probe it is accounted with and it is seen coming back at once.
 
@@ -46,17 +47,10 @@ from contio.qos.priority import PRIORITY_MAX, PRIORITY_MIN
 
 BUSY_FRACTION = 0.9
 """A tenant that used at least this fraction of what it held is taken to want more."""
-HEADROOM = 0.25
-"""A tenant that wants less is given its measured rate plus this fraction, so that
-BUSY_FRACTION · (1 + HEADROOM) > 1: a steady tenant stays below the busy mark (a fixed
-point) and a growing one crosses it within one interval."""
 PROBE_FRACTION = 0.05
 """An idle tenant keeps at least this fraction of its fair share, so that it can show it
-is busy again (it can use all of that, which makes it busy in the next interval)."""
-
-LENDING_HEADROOM = 0.2
-"""While an active tenant holds less than its fair share, the borrowers are cut back (never
-below their own fair shares) until the shares add up to at most 1 - this of capacity."""
+is busy again (it can use all of that, which makes it busy in the next interval). A
+tenant moving at least this much is *active* and keeps its whole fair share."""
 
 POLICIES = ("static", "work-conserving")
 
@@ -217,12 +211,13 @@ def _by_priority(
 def demand(tenant: TenantShare, held: float, used: float, fair: float) -> float:
     """What a tenant wants next, from what it `held` and `used` in the last interval.
 
-    Busy (used ≥ BUSY_FRACTION of held): unbounded, up to its limit. Otherwise its rate
-    plus HEADROOM, at least its reservation and a probe of its `fair` share."""
+    Busy (used ≥ BUSY_FRACTION of held): unbounded, up to its limit. Active (moving at
+    least a probe of its `fair` share): its fair share. Idle: a probe. Never less than
+    its reservation, never more than its limit."""
     if held > 0 and used >= BUSY_FRACTION * held:
         return tenant.cap
-    wanted = max(used * (1 + HEADROOM), tenant.reservation, PROBE_FRACTION * fair)
-    return min(wanted, tenant.cap)
+    kept = fair if used >= PROBE_FRACTION * fair else PROBE_FRACTION * fair
+    return min(max(kept, tenant.reservation), tenant.cap)
 
 
 def work_conserving_shares(
@@ -234,13 +229,11 @@ def work_conserving_shares(
     """Each tenant's throttle for the next interval: weighted max-min fair over demands.
 
     1. every tenant gets its reservation;
-    2. the rest is water-filled by priority up to each tenant's demand (`demand`);
-    3. what no tenant wants is spread by priority among those below their limit;
-    4. while an active tenant (using at least its probe) wants less than its fair share,
-       the borrowers give back what they hold above their fair shares until the shares
-       add up to 1 - LENDING_HEADROOM of `capacity` (see the module's docstring).
-    The throttles add up to `capacity` unless every tenant is at its limit or an active
-    tenant lends."""
+    2. the rest is water-filled by priority up to each tenant's demand (`demand`: busy
+       tenants want up to their limits, active ones their fair shares, idle ones a
+       probe);
+    3. what no tenant wants is spread by priority among those below their limit.
+    The throttles add up to `capacity` unless every tenant is at its limit."""
     _check(capacity, tenants)
     weights = {n: float(t.priority) for n, t in tenants.items()}
     total_weight = sum(weights.values())
@@ -251,15 +244,7 @@ def work_conserving_shares(
     floors = {n: t.reservation for n, t in tenants.items()}  # reserved is never lent
     shares = water_fill(capacity, weights, floors, wants)
     ceilings = {n: t.cap for n, t in tenants.items()}
-    shares = water_fill(capacity, weights, shares, ceilings)
-    lenders = [
-        n for n, t in tenants.items()
-        if wants[n] < min(fair[n], t.cap) and used.get(n, 0.0) >= PROBE_FRACTION * fair[n]
-    ]  # fmt: skip
-    if not lenders:
-        return shares
-    keep = {n: max(fair[n], floors[n]) for n in tenants}
-    return _cut_borrowers(shares, keep, (1 - LENDING_HEADROOM) * capacity)
+    return water_fill(capacity, weights, shares, ceilings)
 
 
 def idle_allowances(
@@ -293,20 +278,6 @@ def idle_allowances(
         )  # held 1, used 1: busy
         allowances[name] = as_busy[name]
     return allowances
-
-
-def _cut_borrowers(
-    shares: Mapping[str, float], keep: Mapping[str, float], total: float
-) -> dict[str, float]:
-    """Shares cut back to add up to `total`, taken from what each holds above `keep`
-    (in proportion), never below it."""
-    above = {n: max(0.0, shares[n] - keep[n]) for n in shares}
-    excess = sum(shares.values()) - total
-    lent = sum(above.values())
-    if excess <= 0 or lent <= 0:
-        return dict(shares)
-    cut = min(excess, lent) / lent  # the fraction of what each holds above `keep`
-    return {n: shares[n] - above[n] * cut for n in shares}
 
 
 def water_fill(
