@@ -167,6 +167,16 @@ def test_trends(shape, means, outcome):
     assert found.evidence[0].label == "mix=read over containers"
 
 
+def test_an_undecided_growth_needs_the_estimates_distance_from_the_threshold():
+    spec = claim(kind="trend", trend="grows", cells={"mix": "read"})
+    found = evaluate(spec, series([100, 105], spread=0.1))
+    assert found.outcome == INCONCLUSIVE, found.summary
+    assert found.to_decide is not None
+    assert found.to_decide.half_width == pytest.approx(5.0)
+    # s.d. of one repetition's difference: √(10.5² + 10²) / 100; 80 % power at α 0.05
+    assert found.to_decide.repetitions == 52  # (2.49 · 0.145 / 0.05)², rounded up
+
+
 def test_a_valley_that_falls_and_does_not_climb_again_is_contradicted():
     spec = claim(kind="trend", trend="valley", cells={"mix": "read"}, at=4)
     found = evaluate(spec, series([300, 300, 150, 150, 150, 155]))

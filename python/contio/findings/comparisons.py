@@ -12,7 +12,8 @@ Every test is one-sided at the claim's α, so its interval is the (1 − 2α) tw
 - `share`: per container, TOST of its share of the cell's total against target ± margin
   (percentage points), a one-sample t-test per side over repetitions;
 - `trend`: `contio.stats.saturation_point` / `find_valley` (Fieller intervals), or for
-  `grows` the largest level against the smallest; a `valley` is contradicted when no
+  `grows` the largest level against the smallest (what would decide it: as for
+  `greater`, the estimate's distance from `min_change`); a `valley` is contradicted when no
   level falls, or when it falls and every level after the bottom is shown to climb less
   than `min_change` above it (a fall to the largest level cannot be decided: no level
   is left to climb);
@@ -435,6 +436,13 @@ def trend(
         }
         outcome = REPRODUCED if low > change else CONTRADICTED if high < change else INCONCLUSIVE
         text = f"{levels[-1]:g} against {levels[0]:g}: {_pct(rel.estimate)} ({_interval(rel)})"
+        # What decides is the estimate's distance from `min_change`, not a fixed 5 %.
+        gap = abs(rel.estimate - change)
+        last, first = np.asarray(samples[-1]), np.asarray(samples[0])
+        undecided = ToDecide(
+            100 * gap, "%",
+            repetitions_needed(_spread(last, first, 1 + change, False), gap, alpha),
+        )  # fmt: skip
     elif shape == "saturates":
         found = saturation_point(levels, samples, change, confidence)
         numbers |= {"saturation_point": found.point, "peak_level": found.peak_level}
