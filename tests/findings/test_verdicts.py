@@ -167,6 +167,51 @@ def test_trends(shape, means, outcome):
     assert found.evidence[0].label == "mix=read over containers"
 
 
+def test_an_undecided_growth_needs_the_estimates_distance_from_the_threshold():
+    spec = claim(kind="trend", trend="grows", cells={"mix": "read"})
+    found = evaluate(spec, series([100, 105], spread=0.1))
+    assert found.outcome == INCONCLUSIVE, found.summary
+    assert found.to_decide is not None
+    assert found.to_decide.half_width == pytest.approx(5.0)
+    # s.d. of one repetition's difference: √(10.5² + 10²) / 100; 80 % power at α 0.05
+    assert found.to_decide.repetitions == 52  # (2.49 · 0.145 / 0.05)², rounded up
+
+
+def test_a_valley_that_falls_and_does_not_climb_again_is_contradicted():
+    spec = claim(kind="trend", trend="valley", cells={"mix": "read"}, at=4)
+    found = evaluate(spec, series([300, 300, 150, 150, 150, 155]))
+    assert found.outcome == CONTRADICTED, found.summary
+    assert "does not climb again" in found.evidence[0].text
+    assert found.evidence[0].numbers["bottom_level"] == 3
+
+
+def test_a_fall_with_an_unclear_climb_after_it_stays_inconclusive():
+    spec = claim(kind="trend", trend="valley", cells={"mix": "read"}, at=4)
+    climb = cell({"mix": "read", "containers": 5}, [120.0, 165.0, 210.0])
+    cells = [*series([300, 150, 150, 150]), climb]
+    found = evaluate(spec, cells)
+    assert found.outcome == INCONCLUSIVE, found.summary
+    assert "neither shown nor excluded" in found.evidence[0].text
+    assert found.to_decide is not None and found.to_decide.repetitions
+
+
+def test_a_fall_to_the_largest_level_cannot_be_decided_by_repetitions():
+    spec = claim(kind="trend", trend="valley", cells={"mix": "read"}, at=4)
+    found = evaluate(spec, series([300, 300, 300, 150]))
+    assert found.outcome == INCONCLUSIVE, found.summary
+    assert "cannot decide" in found.evidence[0].text
+    assert found.to_decide is None
+
+
+def test_an_undecided_valley_that_ends_at_the_papers_level_says_so():
+    spec = claim(kind="trend", trend="valley", cells={"mix": "read"}, at=4)
+    found = evaluate(spec, series([300, 300, 280, 300], spread=0.2))
+    assert found.outcome == INCONCLUSIVE, found.summary
+    assert "no level beyond the paper's 4" in found.evidence[0].text
+    longer = evaluate(spec, series([300, 300, 280, 300, 290], spread=0.2))
+    assert "beyond" not in longer.evidence[0].text
+
+
 def test_an_undecided_trend_says_what_would_decide():
     spec = claim(kind="trend", trend="valley", cells={"mix": "read"})
     found = evaluate(spec, series([300, 300, 280, 300], spread=0.2))

@@ -12,7 +12,11 @@ Every test is one-sided at the claim's α, so its interval is the (1 − 2α) tw
 - `share`: per container, TOST of its share of the cell's total against target ± margin
   (percentage points), a one-sample t-test per side over repetitions;
 - `trend`: `contio.stats.saturation_point` / `find_valley` (Fieller intervals), or for
-  `grows` the largest level against the smallest;
+  `grows` the largest level against the smallest (what would decide it: as for
+  `greater`, the estimate's distance from `min_change`); a `valley` is contradicted when no
+  level falls, or when it falls and every level after the bottom is shown to climb less
+  than `min_change` above it (a fall to the largest level cannot be decided: no level
+  is left to climb);
 - `degradation`: the member's throughput in the mix against its standalone cell, a
   `less` test by `by` % (and a `greater` one against 1 − `at_most`), with the loss and
   its interval from `contio.stats.degradation`;
@@ -409,7 +413,7 @@ def trend(
         default=math.nan,
     )
     distance = max(change, 0.05)
-    undecided = ToDecide(
+    undecided: ToDecide | None = ToDecide(
         100 * distance / 2, "%", repetitions_needed(spread * math.sqrt(2), distance, alpha)
     )
     if len(levels) < 2 or few < 2:
@@ -432,6 +436,13 @@ def trend(
         }
         outcome = REPRODUCED if low > change else CONTRADICTED if high < change else INCONCLUSIVE
         text = f"{levels[-1]:g} against {levels[0]:g}: {_pct(rel.estimate)} ({_interval(rel)})"
+        # What decides is the estimate's distance from `min_change`, not a fixed 5 %.
+        gap = abs(rel.estimate - change)
+        last, first = np.asarray(samples[-1]), np.asarray(samples[0])
+        undecided = ToDecide(
+            100 * gap, "%",
+            repetitions_needed(_spread(last, first, 1 + change, False), gap, alpha),
+        )  # fmt: skip
     elif shape == "saturates":
         found = saturation_point(levels, samples, change, confidence)
         numbers |= {"saturation_point": found.point, "peak_level": found.peak_level}
@@ -448,31 +459,64 @@ def trend(
                 "nor shown to add less"
             )
     else:
-        valley = find_valley(levels, samples, change, confidence)
-        if valley is not None:
-            numbers |= {
-                "peak_level": valley.peak_level, "bottom_level": valley.bottom_level,
-                "depth_pct": 100 * valley.depth.estimate,
-                "recovery_level": valley.recovery_level,
-            }  # fmt: skip
-        if valley is not None and valley.recovered:
-            outcome = REPRODUCED
-            text = (
-                f"falls {_pct(valley.depth.estimate)} from {valley.peak_level:g} to "
-                f"{valley.bottom_level:g}{paper}, climbs again at {valley.recovery_level:g}"
-            )
-        elif valley is None and _no_drop(levels, samples, change, confidence):
-            outcome = CONTRADICTED
-            text = f"no level falls {100 * change:g} % below an earlier one"
-        else:
-            outcome = INCONCLUSIVE
-            text = (
-                f"falls from {valley.peak_level:g} to {valley.bottom_level:g}, no recovery shown"
-                if valley is not None
-                else f"a fall of {100 * change:g} % is neither shown nor excluded"
-            )
+        outcome, text, more_reps_help = _valley(levels, samples, change, confidence, at, numbers)
+        if not more_reps_help:
+            undecided = None
     to_decide = undecided if outcome == INCONCLUSIVE else None
     return Evidence(label, outcome, text, cells, numbers, to_decide)
+
+
+def _valley(
+    levels: list[float], samples: list[list[float]], change: float, confidence: float,
+    at: float | None, numbers: dict[str, float | str | None],
+) -> tuple[str, str, bool]:  # fmt: skip
+    """A `valley` claim's outcome and text, and whether more repetitions could decide it
+    when it is inconclusive (not when no level after the bottom could show a recovery).
+
+    Reproduced: a fall of `change` from a peak and a climb of `change` after the bottom
+    (`contio.stats.find_valley`). Contradicted: no level is `change` below an earlier one
+    (`_no_drop`), or a fall is found and every level after its bottom is shown to climb
+    less than `change` above it (`_no_climb`). Levels that end at or before the paper's
+    `at` cannot show the recovery after a valley there, which the text says.
+    """
+    valley = find_valley(levels, samples, change, confidence)
+    paper = f" (the paper: {at:g})" if at is not None else ""
+    short = at is not None and levels[-1] <= at
+    if valley is None:
+        if _no_drop(levels, samples, change, confidence):
+            return CONTRADICTED, f"no level falls {100 * change:g} % below an earlier one", True
+        text = f"a fall of {100 * change:g} % is neither shown nor excluded"
+        if short:
+            text += (
+                f"; no level beyond the paper's {at:g}: this design can rule the fall out, "
+                "not show a recovery"
+            )
+        return INCONCLUSIVE, text, True
+    numbers |= {
+        "peak_level": valley.peak_level, "bottom_level": valley.bottom_level,
+        "depth_pct": 100 * valley.depth.estimate, "recovery_level": valley.recovery_level,
+    }  # fmt: skip
+    falls = (
+        f"falls {_pct(valley.depth.estimate)} from {valley.peak_level:g} to "
+        f"{valley.bottom_level:g}{paper}"
+    )
+    if valley.recovered:
+        return REPRODUCED, f"{falls}, climbs again at {valley.recovery_level:g}", True
+    bottom = levels.index(valley.bottom_level)
+    if bottom == len(levels) - 1:
+        text = (
+            f"{falls}, the largest level measured: no level after it could show a recovery, "
+            "so this design cannot decide (it needs larger levels, not repetitions)"
+        )
+        return INCONCLUSIVE, text, False
+    if _no_climb(levels, samples, bottom, change, confidence):
+        text = (
+            f"{falls} and does not climb again: every larger level is shown to be less than "
+            f"{100 * change:g} % above it"
+        )
+        return CONTRADICTED, text, True
+    text = f"{falls}; a climb of {100 * change:g} % after it is neither shown nor excluded"
+    return INCONCLUSIVE, text, True
 
 
 def _no_drop(
@@ -484,6 +528,19 @@ def _no_drop(
         peak = max(range(k), key=means.__getitem__)
         rel = relative_difference(samples[k], samples[peak], "k", "peak", confidence)
         if bounds(rel)[0] <= -change:
+            return False
+    return True
+
+
+def _no_climb(
+    levels: list[float], samples: list[list[float]], bottom: int, change: float,
+    confidence: float,
+) -> bool:  # fmt: skip
+    """Whether every level after `bottom` is shown to be less than `change` above it (the
+    upper bound of its interval against the bottom below `change`)."""
+    for k in range(bottom + 1, len(levels)):
+        rel = relative_difference(samples[k], samples[bottom], "k", "bottom", confidence)
+        if bounds(rel)[1] >= change:
             return False
     return True
 
