@@ -208,16 +208,31 @@ def _by_priority(
     )
 
 
+def activity(held: float, used: float, fair: float) -> str:
+    """A tenant's state in the law, from what it `held` and `used` in the last interval:
+    "busy" (used ≥ BUSY_FRACTION of held), "active" (moving at least a probe of its
+    `fair` share) or "idle"."""
+    if held > 0 and used >= BUSY_FRACTION * held:
+        return "busy"
+    return "active" if used >= PROBE_FRACTION * fair else "idle"
+
+
 def demand(tenant: TenantShare, held: float, used: float, fair: float) -> float:
     """What a tenant wants next, from what it `held` and `used` in the last interval.
 
-    Busy (used ≥ BUSY_FRACTION of held): unbounded, up to its limit. Active (moving at
-    least a probe of its `fair` share): its fair share. Idle: a probe. Never less than
-    its reservation, never more than its limit."""
-    if held > 0 and used >= BUSY_FRACTION * held:
+    Busy: unbounded, up to its limit. Active: its fair share. Idle: a probe of its fair
+    share. Never less than its reservation, never more than its limit (`activity`)."""
+    state = activity(held, used, fair)
+    if state == "busy":
         return tenant.cap
-    kept = fair if used >= PROBE_FRACTION * fair else PROBE_FRACTION * fair
+    kept = fair if state == "active" else PROBE_FRACTION * fair
     return min(max(kept, tenant.reservation), tenant.cap)
+
+
+def _fair_shares(capacity: float, tenants: Mapping[str, TenantShare]) -> dict[str, float]:
+    """Each tenant's share of `capacity` by priority alone."""
+    total_weight = sum(t.priority for t in tenants.values())
+    return {n: capacity * t.priority / total_weight for n, t in tenants.items()}
 
 
 def work_conserving_shares(
@@ -236,8 +251,7 @@ def work_conserving_shares(
     The throttles add up to `capacity` unless every tenant is at its limit."""
     _check(capacity, tenants)
     weights = {n: float(t.priority) for n, t in tenants.items()}
-    total_weight = sum(weights.values())
-    fair = {n: capacity * w / total_weight for n, w in weights.items()}
+    fair = _fair_shares(capacity, tenants)
     wants = {
         n: demand(t, held.get(n, fair[n]), used.get(n, 0.0), fair[n]) for n, t in tenants.items()
     }
@@ -264,14 +278,9 @@ def idle_allowances(
     the node is oversubscribed by at most its allowance until its agent reports (a tenth
     of a second, then one round trip), and the device's priority weights divide it."""
     _check(capacity, tenants)
-    weights = {n: float(t.priority) for n, t in tenants.items()}
-    total_weight = sum(weights.values())
     allowances = {}
-    for name in tenants:
-        fair = capacity * weights[name] / total_weight
-        rate = used.get(name, 0.0)
-        busy = held.get(name, fair) > 0 and rate >= BUSY_FRACTION * held.get(name, fair)
-        if busy or rate >= PROBE_FRACTION * fair:
+    for name, fair in _fair_shares(capacity, tenants).items():
+        if activity(held.get(name, fair), used.get(name, 0.0), fair) != "idle":
             continue
         as_busy = work_conserving_shares(
             capacity, tenants, {**held, name: 1.0}, {**used, name: 1.0}
