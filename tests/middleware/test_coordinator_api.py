@@ -256,3 +256,9 @@ def test_the_cli_refuses_bad_middleware_input_before_touching_a_cluster(tmp_path
     assert bad_capacity.returncode == 2 and "--capacity: must be" in bad_capacity.stderr
     not_up = contio("status")
     assert not_up.returncode == 1 and "not up on cluster 'nosuch'" in not_up.stderr
+    # Input the command line can judge alone is refused before the cluster is looked up.
+    priority = contio("set", "t1", "--priority", "101")
+    assert priority.returncode == 2 and "--priority" in priority.stderr
+    assert "1<=x<=100" in priority.stderr, priority.stderr
+    misspelt = contio("policy", "work-conserve")
+    assert misspelt.returncode == 2 and "'static', 'work-conserving'" in misspelt.stderr

@@ -21,6 +21,7 @@ from contio.middleware import deployment as middleware
 from contio.middleware import services
 from contio.qos.limits import parse_rate
 from contio.qos.policy import POLICIES
+from contio.qos.priority import PRIORITY_MAX, PRIORITY_MIN
 
 CLUSTER = click.option("--cluster", default="contio", show_default=True,
                        help="The local cluster (`contio cluster up --name`), or the name "
@@ -101,7 +102,12 @@ def _status_table(state: dict[str, Any]) -> Table:
 @qos.command(name="set")
 @CLUSTER
 @click.argument("tenant")
-@click.option("--priority", type=int, required=True, help="1–100 (100 is the highest).")
+@click.option(
+    "--priority",
+    type=click.IntRange(PRIORITY_MIN, PRIORITY_MAX),
+    required=True,
+    help="1–100 (100 is the highest).",
+)
 @click.option("--reservation", help='Minimum per node, e.g. "20MB/s" or "500iops" (never lent).')
 @click.option("--limit", help='Maximum per node, e.g. "80MB/s" or "2000iops".')
 def set_tenant(cluster: str, tenant: str, priority: int, reservation: str | None,
@@ -124,7 +130,7 @@ def remove(cluster: str, tenant: str) -> None:
 
 @qos.command()
 @CLUSTER
-@click.argument("name")
+@click.argument("name", type=click.Choice(POLICIES))
 def policy(cluster: str, name: str) -> None:
     """Switch the policy: static (paper 004's Algorithm 1) or work-conserving."""
     middleware.Deployment.load(cluster).client.set_policy(name)
