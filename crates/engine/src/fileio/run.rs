@@ -22,7 +22,7 @@ use super::requests::Sequencer;
 use super::verify_pass::{read_back, VerifyReport};
 use super::worker::{run_blocking, Shared, StreamCounter, ThreadTask, ThreadTotals};
 use crate::client::StopFlag;
-use crate::measure::{Clock, Collector, Measurements, Recorder};
+use crate::measure::{Clock, Collector, Measurements, Recorder, Tick};
 
 /// How the run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,7 +180,7 @@ pub fn execute(
             .collect()
     });
     let measurements = collector.finish();
-    let runtime = Instant::now().saturating_duration_since(origin_instant);
+    let runtime = measured_span(&shared, clock.now());
     // Before the ending is decided: a final sync that fails fails the run (and
     // then nothing is verified, as the data never reached the file system).
     let interrupted = shared.stop.is_set();
@@ -201,6 +201,16 @@ pub fn execute(
         ending,
         verify,
         end_sync,
+    }
+}
+
+/// From the origin to `ended`, on the clock that decides the deadline: a run
+/// the time limit ended lasted exactly the limit (calls that end later are not
+/// counted), whatever another clock or a preempted main thread would say.
+fn measured_span(shared: &Shared, ended: Tick) -> Duration {
+    match (shared.deadline, shared.plan.time_limit) {
+        (Some(deadline), Some(limit)) if ended >= deadline => limit,
+        _ => Duration::from_nanos(shared.clock.nanos_between(shared.origin, ended)),
     }
 }
 

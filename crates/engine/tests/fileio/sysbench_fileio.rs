@@ -169,8 +169,10 @@ fn time_limit_ends_the_run_and_the_text_matches_the_document() {
         let doc = read_json(&json);
         let what = format!("{} rndrw --time=1", fs.kind);
         assert_eq!(doc["status"], "ok", "{what}");
-        assert!(doc["runtime_ms"].as_f64().unwrap() >= 1000.0, "{what}");
-        assert!(!doc["timeseries"].as_array().unwrap().is_empty(), "{what}");
+        let runtime_ms = doc["runtime_ms"].as_f64().unwrap();
+        assert!(runtime_ms >= 1000.0, "{what}: ran {runtime_ms} ms");
+        let seconds = doc["timeseries"].as_array().unwrap();
+        assert!(!seconds.is_empty(), "{what}: no time series");
         assert!(
             count(&doc, "READ") > 0 && count(&doc, "WRITE") > 0,
             "{what}"
