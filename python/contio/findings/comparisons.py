@@ -422,7 +422,7 @@ def trend(
             f"{len(levels)} levels with at least {few} repetitions each: a trend needs 2 levels "
             "and 2 repetitions per level", cells, numbers, ToDecide(math.nan, "%", 3),
         )  # fmt: skip
-    paper = f" (the paper: {at:g})" if at is not None else ""
+    paper = _paper_level(at)
     if shape == "grows":
         rel = relative_difference(
             samples[-1], samples[0], f"{levels[-1]:g}", f"{levels[0]:g}", confidence
@@ -466,6 +466,11 @@ def trend(
     return Evidence(label, outcome, text, cells, numbers, to_decide)
 
 
+def _paper_level(at: float | None) -> str:
+    """The suffix naming the level the paper found, for a trend's text."""
+    return f" (the paper: {at:g})" if at is not None else ""
+
+
 def _valley(
     levels: list[float], samples: list[list[float]], change: float, confidence: float,
     at: float | None, numbers: dict[str, float | str | None],
@@ -480,7 +485,7 @@ def _valley(
     `at` cannot show the recovery after a valley there, which the text says.
     """
     valley = find_valley(levels, samples, change, confidence)
-    paper = f" (the paper: {at:g})" if at is not None else ""
+    paper = _paper_level(at)
     short = at is not None and levels[-1] <= at
     if valley is None:
         if _no_drop(levels, samples, change, confidence):
