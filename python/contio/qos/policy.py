@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from contio.errors import QosConfigError
-from contio.qos.priority import PRIORITY_MAX, PRIORITY_MIN
+from contio.qos.priority import PRIORITY_MAX, PRIORITY_MIN, priority_throttles
 
 BUSY_FRACTION = 0.9
 """A tenant that used at least this fraction of what it held is taken to want more."""
@@ -230,9 +230,8 @@ def demand(tenant: TenantShare, held: float, used: float, fair: float) -> float:
 
 
 def _fair_shares(capacity: float, tenants: Mapping[str, TenantShare]) -> dict[str, float]:
-    """Each tenant's share of `capacity` by priority alone."""
-    total_weight = sum(t.priority for t in tenants.values())
-    return {n: capacity * t.priority / total_weight for n, t in tenants.items()}
+    """Each tenant's share of `capacity` by priority alone (Algorithm 1 over them all)."""
+    return priority_throttles(capacity, {n: t.priority for n, t in tenants.items()})
 
 
 def work_conserving_shares(
