@@ -10,6 +10,9 @@ import pytest
 from contio.backends import block_device, command, device_mapper, loop_device, registry
 from contio.backends.striping_commands import btrfs_raid0_argv, lvm_argvs
 from contio.errors import BackendOptionError, BackendUnavailableError
+from contio.experiment.parts import IoControlSet, IoGroupControls
+from contio.qos.io_groups import CgroupIoController
+from contio.samplers.phase import data_disk, member_disks
 
 
 def test_btrfs_raid0_over_three_loop_devices(state_dir, tmp_path, no_leaks, engine_verify):
@@ -26,6 +29,17 @@ def test_btrfs_raid0_over_three_loop_devices(state_dir, tmp_path, no_leaks, engi
         assert described["btrfs_profiles"]["Data"] == "RAID0"
         assert described["btrfs_profiles"]["Metadata"] == "RAID0"
         assert described["mount"]["fstype"] == "btrfs"
+        # The mount table names one loop device; the sampled disk is all three, so a
+        # run's device bytes are the volume's, not a third of them.
+        attached = sorted(p.removeprefix("/dev/") for p in loop_device.attached_to(backend.workdir))
+        assert len(attached) == 3
+        assert sorted(member_disks(data_disk([data_dir]))) == attached
+        # A blkio limit names one disk: on a stripe it would hold one member only.
+        throttle = IoControlSet(groups=[IoGroupControls(read_bps=10_000_000)])
+        reason = CgroupIoController(prefix="striped-test").unavailable_reason(
+            throttle, device=str(data_dir)
+        )
+        assert reason is not None and "spans 3 disks" in reason
         label = backend.instance
     assert loop_device.attached_to(backend.workdir) == []
     shown = subprocess.run(

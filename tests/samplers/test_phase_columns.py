@@ -87,6 +87,26 @@ def test_without_a_data_disk_the_busiest_disk_of_each_second_counts(tmp_path, ni
     assert columns["disk_device"] == BUSIEST
 
 
+def test_a_stripe_is_sampled_as_the_sum_of_its_members(tmp_path, nics):
+    def host(t: float, loop1_read: float | None) -> dict:
+        sample = _host(t, 10.0, 0.0, 30.0, 0.0)
+        sample["disks"]["loop0"] |= {"read_bytes_per_s": 100.0, "queue_depth": 1.0}
+        if loop1_read is not None:  # a member idle since boot is not in diskstats
+            sample["disks"]["loop1"] = {
+                "util_percent": 60.0, "read_bytes_per_s": loop1_read,
+                "write_bytes_per_s": 0.0, "queue_depth": 2.0,
+            }  # fmt: skip
+        return sample
+
+    path = _write(tmp_path / "m.jsonl", [host(1.0, 300.0), host(2.0, None)])
+    columns = phase_columns(path, 1, "loop0+loop1")[1]
+    assert columns["disk_device"] == "loop0+loop1"
+    assert columns["disk_read_bytes_per_sec"] == pytest.approx((400 + 100) / 2)
+    assert columns["disk_queue_depth"] == pytest.approx((3 + 1) / 2)
+    # Utilization is the members' mean: the volume's busy share, not one disk's.
+    assert columns["disk_percent"] == pytest.approx(((30 + 60) / 2 + 30 / 2) / 2)
+
+
 def test_nothing_sampled_gives_empty_columns(tmp_path):
     columns = phase_columns(tmp_path / "absent.jsonl", 1, "vda")[1]
     assert all(columns[c] is None for c in COLUMNS) and columns["disk_device"] is None

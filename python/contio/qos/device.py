@@ -18,6 +18,7 @@ from contio.backends import mountinfo
 from contio.errors import QosError
 
 SYS_DEV_BLOCK = Path("/sys/dev/block")
+SYS_FS_BTRFS = Path("/sys/fs/btrfs")
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,30 @@ def resolve(path: str | Path) -> BlockDevice:
         f"{path} is on {mount.fstype} ({mount.source} at {mount.mount_point}), which is not a "
         "local block device; block I/O controls need a disk (give the device node instead)"
     )
+
+
+def file_system_disks(path: str | Path) -> list[BlockDevice]:
+    """Every whole disk the file system holding `path` spans: all of a btrfs file
+    system's devices (a striped volume over three loop devices: three disks), else the
+    one `resolve` gives. The mount table names only the first device of a btrfs file
+    system over several; the others are listed in /sys/fs/btrfs/<fsid>/devices."""
+    first = resolve(path)
+    for members in sorted(SYS_FS_BTRFS.glob("*/devices")):
+        disks = [_member_disk(entry) for entry in sorted(members.iterdir())]
+        found = [d for d in disks if d is not None]
+        if any(d.number == first.number for d in found):
+            return sorted(set(found), key=lambda d: (d.major, d.minor))
+    return [first]
+
+
+def _member_disk(entry: Path) -> BlockDevice | None:
+    """The whole disk of one /sys/fs/btrfs/<fsid>/devices entry (a link to the block
+    device's sysfs directory); None for one gone meanwhile."""
+    try:
+        major, minor = (int(n) for n in (entry / "dev").read_text().split(":"))
+        return _whole_disk(major, minor)
+    except (OSError, ValueError, QosError):
+        return None
 
 
 def scheduler(device: BlockDevice) -> str:

@@ -30,7 +30,7 @@ from contio.experiment.parts import LOCAL_CONTROLS, IoControlSet, IoGroupControl
 from contio.qos.calibration import CALIBRATION_BYTES, Calibration, calibrate
 from contio.qos.control_files import BUFFERED_WRITES_NOTE
 from contio.qos.controls import weight_mechanism
-from contio.qos.device import available_schedulers
+from contio.qos.device import available_schedulers, file_system_disks
 
 
 @dataclass
@@ -84,8 +84,17 @@ class CgroupIoController:
         try:
             disk = qos.resolve(device)
             schedulers = available_schedulers(disk)
+            spanned = file_system_disks(device)
         except (QosError, OSError) as exc:
             return f"io_controls: {exc}"
+        if len(spanned) > 1:
+            # A cgroup limit names one disk: on one member of a stripe it would hold a
+            # fraction of the group's I/O and let the rest through.
+            names = ", ".join(d.name for d in spanned)
+            return (
+                f"io_controls: the data's file system spans {len(spanned)} disks ({names}); "
+                "a limit or weight applies to one disk, so control a single-disk backend"
+            )
         if any(g.weight is not None for g in limited):
             _, why = weight_mechanism(self.version, schedulers)
             if why is not None:

@@ -27,6 +27,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from contio.samplers.phase import member_disks
+
 REQUESTS_JSON = "run-requests.json"
 """Beside a traced run phase's output: `RequestTrace.finish`'s document."""
 TRACEFS = Path("/sys/kernel/tracing")
@@ -199,9 +201,11 @@ class RequestTrace:
 
     @classmethod
     def begin(cls, device: str | None) -> RequestTrace:
+        """Trace `device` (a `disk_device`). Of a stripe's members (`loop0+loop1`) the
+        first is traced: each member sees the same pattern, at its share of the rate."""
         if device is None:
             return cls(None, None, "no single disk holds the data")
-        trace = BlockRequestTrace(device)
+        trace = BlockRequestTrace(member_disks(device)[0])
         try:
             trace.start()
         except TraceUnavailable as exc:

@@ -8,7 +8,10 @@ columns (the same for every container of the phase):
 - `disk_percent`, `disk_read_bytes_per_sec`, `disk_write_bytes_per_sec`: utilization
   (`io_ticks`) and bandwidth of the disk holding the data (`disk_device`), or, when no
   disk holds it (a Docker volume, a network file system), of the busiest disk each
-  second (`disk_device` = `busiest`);
+  second (`disk_device` = `busiest`). A file system over several disks (btrfs striped
+  over loop devices) is sampled as all of them (`disk_device` = `loop0+loop1+loop2`):
+  bytes, requests, merges and requests in flight summed, utilization their mean (a
+  stripe's members share its load; one member alone saw a third of the bytes);
 - `net_rx_bytes_per_sec`, `net_tx_bytes_per_sec`: the host's network interfaces with a
   device (NICs; bridges and veth pairs would count the same bytes several times);
 - `disk_read_ops_per_sec`, `disk_write_ops_per_sec`: the same disk's completed requests;
@@ -35,10 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from contio.errors import QosError
-from contio.qos.device import resolve
+from contio.qos.device import file_system_disks
 
 SYS_NET = Path("/sys/class/net")
 BUSIEST = "busiest"
+MEMBERS = "+"
+"""Joins the member disks' names of a file system over several (`loop0+loop1+loop2`)."""
 HOST_COLUMNS = (
     "cpu_percent",
     "disk_percent",
@@ -75,15 +80,43 @@ def server_source(container: int) -> str:
 
 
 def data_disk(paths: Iterable[Path | None]) -> str | None:
-    """The kernel name of the disk holding the first of `paths` that one holds (`vda`)."""
+    """The kernel name of the disk holding the first of `paths` that one holds (`vda`),
+    or its disks' names joined by `MEMBERS` when its file system spans several."""
     for path in paths:
         if path is None:
             continue
         try:
-            return resolve(path).name
+            return MEMBERS.join(d.name for d in file_system_disks(path))
         except QosError:
             continue
     return None
+
+
+def member_disks(disk: str) -> list[str]:
+    """The kernel names in a `disk_device` (one, or several joined by `MEMBERS`)."""
+    return disk.split(MEMBERS)
+
+
+_SUMMED = ("read_bytes_per_s", "write_bytes_per_s", "read_ops_per_s", "write_ops_per_s",
+           "merges_per_s", "queue_depth")  # fmt: skip
+
+
+def _members_sample(disks: dict[str, dict[str, float]], names: list[str]) -> dict | None:
+    """One second of a disk set: rates and requests in flight summed over the members,
+    utilization their mean. None when no member was sampled that second."""
+    found = [disks[n] for n in names if n in disks]
+    if not found:
+        return None
+    if len(found) == 1 and len(names) == 1:
+        return found[0]
+    # A member idle since boot is left out of /proc/diskstats' reading: it counts as 0.
+    combined = {
+        key: sum(d[key] for d in found if key in d)
+        for key in _SUMMED
+        if any(key in d for d in found)
+    }
+    combined["util_percent"] = sum(d.get("util_percent", 0.0) for d in found) / len(names)
+    return combined
 
 
 def _weighted_mean(samples: list[tuple[float, float]]) -> float | None:
@@ -118,7 +151,7 @@ def _host_columns(samples: list[tuple[float, dict[str, Any]]], disk: str | None)
     def disk_of(sample: dict[str, Any]) -> dict[str, float] | None:
         disks = sample.get("disks") or {}
         if disk is not None:
-            return disks.get(disk)
+            return _members_sample(disks, member_disks(disk))
         return max(disks.values(), key=lambda d: d["util_percent"], default=None)
 
     def series(value) -> list[tuple[float, float]]:
