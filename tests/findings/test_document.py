@@ -15,6 +15,7 @@ import pytest
 
 from contio.findings.document import (
     FINDINGS_JSON,
+    RULES,
     current_findings,
     read_findings,
     write_findings,
@@ -65,6 +66,10 @@ def test_findings_json_round_trips_and_is_rewritten_when_stale(tmp_path):
     assert read_findings(folder) is None  # stale: the spec changed
     assert [v.id for v in current_findings(folder)] == ["not-here"]
     assert read_findings(folder) is not None
+    # Written under older verdict rules: evaluated again.
+    data = json.loads((folder / FINDINGS_JSON).read_text())
+    (folder / FINDINGS_JSON).write_text(json.dumps({**data, "rules": RULES - 1}))
+    assert read_findings(folder) is None
 
 
 @pytest.fixture(scope="module")

@@ -237,7 +237,8 @@ def test_a_failed_validity_check_makes_it_not_valid_here_and_none_keeps_it():
 
 def test_a_check_that_is_the_claims_mechanism_does_not_invalidate_it():
     cells = series([100, 200, 300, 300, 300])
-    busy = [ValidityCheck("cpu-saturated", c.key, False, "host CPU 99 %") for c in cells]
+    # Saturated from the third level on: the series shows the growth stopping there.
+    busy = [ValidityCheck("cpu-saturated", c.key, False, "host CPU 99 %") for c in cells[2:]]
     cache = ValidityCheck("data-in-cache", cells[0].key, False, "the disk sat idle")
     saturates = {"kind": "trend", "trend": "saturates", "cells": {"mix": "read"}}
     assert evaluate(claim(**saturates), cells, busy).outcome == NOT_VALID
@@ -247,6 +248,19 @@ def test_a_check_that_is_the_claims_mechanism_does_not_invalidate_it():
     # Only the named check: another failure still says the cells measured something else.
     found = evaluate(claim(**saturates, mechanism=["cpu-saturated"]), cells, [*busy, cache])
     assert found.outcome == NOT_VALID and found.not_valid == ("data-in-cache: the disk sat idle",)
+
+
+def test_a_mechanism_in_force_from_the_smallest_level_cannot_show_it_setting_in():
+    cells = series([300, 290, 300, 295, 300])
+    busy = [ValidityCheck("cpu-saturated", c.key, False, "host CPU 94 %") for c in cells]
+    saturates = {"kind": "trend", "trend": "saturates", "cells": {"mix": "read"}}
+    found = evaluate(claim(**saturates, mechanism=["cpu-saturated"]), cells, busy)
+    assert found.outcome == NOT_VALID, found.summary
+    [reason] = found.not_valid
+    assert "at every level, containers = 1 included (host CPU 94 %)" in reason
+    # One level short of it is enough for the series to show where it sets in.
+    found = evaluate(claim(**saturates, mechanism=["cpu-saturated"]), cells, busy[1:])
+    assert found.outcome != NOT_VALID and found.not_valid == ()
 
 
 def test_a_mechanism_must_name_validity_checks():

@@ -1,6 +1,6 @@
 """findings.json: every claim's verdict on a results folder, machine-readable.
 
-    {"schema": "contio.findings", "version": 1, "contio_version": "…",
+    {"schema": "contio.findings", "version": 1, "rules": 2, "contio_version": "…",
      "source": {"index_size": …, "index_mtime_ns": …, "spec_sha256": "…"},
      "verdicts": [{"id", "paper", "system", "subject", "claim", "kind", "outcome",
                    "summary", "metric", "alpha", "not_valid", "cannot_tell",
@@ -12,7 +12,8 @@
 Numbers that are not finite (no interval, an unbounded ratio) are `null`. The file is
 derived data: `contio run` writes it at its end, `contio report` and `contio results`
 rewrite it when it is missing or stale — when the index or the spec changed since it
-was written, or another contio version or schema wrote it.
+was written, or another contio version, schema or revision of the verdict rules (`rules`)
+wrote it.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ from contio.results.index import INDEX_FILE, ResultsIndex
 FINDINGS_JSON = "findings.json"
 SCHEMA = "contio.findings"
 VERSION = 1
+RULES = 2
+"""The verdict rules' revision, raised when a rule changes what a verdict says (2: a
+trend whose mechanism check failed at every level is not valid here), so that findings
+written under older rules are evaluated again."""
 
 
 def _finite(value: Any) -> Any:
@@ -146,6 +151,7 @@ def document(folder: Path, verdicts: list[Verdict]) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "version": VERSION,
+        "rules": RULES,
         "contio_version": __version__,
         "source": _source(folder),
         "verdicts": [verdict_json(v) for v in verdicts],
@@ -172,7 +178,9 @@ def read_findings(folder: Path) -> list[Verdict] | None:
         return None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         return None
-    if data.get("version") != VERSION or data.get("contio_version") != __version__:
+    if data.get("version") != VERSION or data.get("rules") != RULES:
+        return None
+    if data.get("contio_version") != __version__:
         return None
     if data.get("source") != _source(folder):
         return None

@@ -351,6 +351,37 @@ def _checks_on(
     return list(dict.fromkeys(failed)), list(dict.fromkeys(unknown))
 
 
+def _mechanism_throughout(
+    finding: FindingSpec, cells: list[CellData], checks: Sequence[ValidityCheck],
+    found: Sequence[Evidence],
+) -> list[str]:  # fmt: skip
+    """Why a trend cannot show its mechanism setting in: a `mechanism` check failed on
+    every level of a series, the smallest included. "Stops growing once the CPU is
+    saturated" needs a level before the saturation; flat levels that are all saturated
+    show only a CPU-bound series, which is what `cpu-saturated` says of any claim."""
+    if finding.kind != "trend":
+        return []
+    by_key = {c.key: c for c in cells}
+    reasons = []
+    for evidence in found:
+        members = [by_key[k] for k in evidence.cells if k in by_key]
+        if evidence.outcome == NOT_TESTED or len(members) < 2:
+            continue
+        first = min(members, key=lambda c: _level_number(c.levels.get(finding.over)) or 0.0)
+        for name in finding.mechanism:
+            failed = {c.cell_key: c for c in checks if c.name == name and c.passed is False}
+            if all(m.key in failed for m in members):
+                level = first.levels.get(finding.over)
+                measured = failed[first.key].reason.split(";")[0]  # its first clause
+                reasons.append(
+                    f"{name} at every level, {finding.over} = {level} included "
+                    f"({measured}): the claim's mechanism was in force "
+                    "before the smallest level, so the series cannot show it setting in "
+                    "(a host the smallest level leaves short of it could)"
+                )
+    return list(dict.fromkeys(reasons))
+
+
 def evaluate(
     finding: FindingSpec,
     cells: list[CellData],
@@ -381,6 +412,7 @@ def evaluate(
     used = {key for e in found if e.outcome != NOT_TESTED for key in e.cells}
     relevant = [c for c in checks if c.name not in finding.mechanism]
     failed, unknown = _checks_on(relevant, used, compared_factors(finding))
+    failed += _mechanism_throughout(finding, cells, checks, found)
     as_claimed = [
         c.name for c in bearing_on(checks, used, compared_factors(finding))
         if c.name in finding.mechanism and c.passed is False
