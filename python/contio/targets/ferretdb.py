@@ -43,7 +43,9 @@ class FerretdbTarget(MongoWireTarget):
         this reads the running server process's command line (`docker top`).
         """
         # Docker needs the PID column to list processes; the command line is the last one.
-        top = container.top(ps_args="-o pid,args")
+        # `-ww`: ps cuts `args` at the width it believes the screen has, and dockerd started
+        # with COLUMNS=80 in its environment cut the URL before its pragmas.
+        top = container.top(ps_args="-ww -o pid,args")
         commands = [process[-1] for process in top.get("Processes") or []]
         url = next(
             (arg.split("=", 1)[1] for command in commands for arg in command.split()
