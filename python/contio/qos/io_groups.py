@@ -82,9 +82,9 @@ class CgroupIoController:
         if not limited or device is None:
             return None
         try:
-            disk = qos.resolve(device)
+            spanned = file_system_disks(device)  # one disk: `qos.resolve(device)` alone
+            disk = spanned[0]
             schedulers = available_schedulers(disk)
-            spanned = file_system_disks(device)
         except (QosError, OSError) as exc:
             return f"io_controls: {exc}"
         if len(spanned) > 1:
