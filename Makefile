@@ -37,10 +37,11 @@ test: setup lint test-rust test-python
 
 # The tests build for the target the engine was installed for (musl when present, as
 # scripts/setup-python.sh decides), so they reuse its compiled dependencies instead of
-# building the whole dependency tree a second time for the host's glibc.
-MUSL_READY := $(shell rustup target list --installed 2>/dev/null | grep -qx x86_64-unknown-linux-musl \
+# building the whole dependency tree a second time for the host's glibc. Recursive (=)
+# so it is decided when the recipe runs, after `setup` installed the musl target.
+MUSL_READY = $(shell rustup target list --installed 2>/dev/null | grep -qx x86_64-unknown-linux-musl \
 	&& command -v musl-gcc >/dev/null && echo yes)
-TEST_TARGET := $(if $(MUSL_READY),--target x86_64-unknown-linux-musl,)
+TEST_TARGET = $(if $(MUSL_READY),--target x86_64-unknown-linux-musl,)
 
 test-rust: setup
 	CONTIO_TEST_STRICT=1 cargo test --release --workspace $(TEST_TARGET)  # no fileio case may skip in CI

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,7 @@ import pytest
 
 from contio.backends import loop_device
 from contio.backends.owner_lock import OwnerLock, owner_alive
+from contio.backends.owner_record import why_not_owned
 from contio.backends.undo_journal import UndoJournal
 from contio.engine.invocation import find_engine
 from contio.errors import EngineNotFoundError
@@ -33,12 +35,16 @@ def pytest_configure(config: pytest.Config) -> None:
     global _session_lock
     if "CONTIO_STATE_DIR" in os.environ:  # the caller chose one
         return
-    TEST_STATE_PARENT.mkdir(exist_ok=True)
-    for earlier in sorted(TEST_STATE_PARENT.glob("session-*/")):
-        if not owner_alive(earlier):
+    TEST_STATE_PARENT.mkdir(mode=0o700, exist_ok=True)
+    # A name in the shared temp directory: anyone could have planted it as a link.
+    parent = os.lstat(TEST_STATE_PARENT)
+    if stat.S_ISLNK(parent.st_mode) or parent.st_uid != os.geteuid():
+        raise pytest.UsageError(f"{TEST_STATE_PARENT} is a link or not this user's: remove it")
+    for earlier in sorted(TEST_STATE_PARENT.glob("session-*")):
+        if not owner_alive(earlier) and why_not_owned(earlier, ("test-session",)) is None:
             _remove_killed_session(earlier)
     session = Path(tempfile.mkdtemp(prefix="session-", dir=TEST_STATE_PARENT))
-    _session_lock = OwnerLock(session)
+    _session_lock = OwnerLock(session, "test-session")
     _session_lock.acquire()
     os.environ["CONTIO_STATE_DIR"] = str(session)
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from contio.yaml_input import (
     DuplicateKeyError,
+    InputShapeError,
     Integer,
     Number,
     PositiveInteger,
@@ -74,3 +75,26 @@ def test_numbers_still_validate():
 def test_other_bad_yaml_is_still_a_yaml_error(text):
     with pytest.raises(yaml.YAMLError):
         read_yaml(text)
+
+
+def test_nesting_deeper_than_a_spec_needs_is_refused_naming_the_line():
+    # It used to end in a RecursionError traceback inside PyYAML's composer.
+    text = "name: a\ndescription: " + "[" * 5000 + "]" * 5000 + "\n"
+    with pytest.raises(InputShapeError) as info:
+        read_yaml(text)
+    assert str(info.value) == "line 2: nested more than 64 levels deep; a spec nests a few"
+    assert isinstance(info.value, yaml.YAMLError)
+
+
+def test_aliases_that_expand_to_billions_of_values_are_refused():
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for name, previous in zip("bcdefghi", "abcdefgh", strict=True):
+        lines.append(f"{name}: &{name} [{', '.join([f'*{previous}'] * 10)}]")
+    with pytest.raises(InputShapeError) as info:
+        read_yaml("\n".join(lines) + "\n")
+    assert "its aliases expand to more than 200000 values" in str(info.value)
+
+
+def test_a_spec_s_own_nesting_and_aliases_are_read():
+    data = read_yaml("base: &b {threads: [1, 2]}\ncells: [{<<: *b}, *b, *b]\n")
+    assert data["cells"][1] == {"threads": [1, 2]}

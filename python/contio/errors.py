@@ -82,6 +82,17 @@ class ResultsFolderError(ContioError):
     """The results folder could not be created or written."""
 
 
+class ResultsRootError(UsageError):
+    """The place asked for results (`--results-dir`) cannot hold a results folder: a file,
+    not writable, read-only, or a kernel file system (/proc, /sys). Names the place."""
+
+    def __init__(self, root: object, problem: str):
+        self.root = root
+        super().__init__(
+            f"--results-dir {root}: {problem}; give a folder on a disk you can write to"
+        )
+
+
 class DamagedResultsError(UsageError):
     """A results folder's file is damaged (an index that is not a database, fails
     SQLite's integrity check or lacks its tables). Names the file."""
@@ -108,6 +119,7 @@ class BackendOptionError(UsageError):
     def __init__(self, backend: str, option: str, message: str):
         self.backend = backend
         self.option = option
+        self.problem = message
         where = f"backend '{backend}' option '{option}'" if option else f"backend '{backend}'"
         super().__init__(f"{where}: {message}")
 
@@ -128,6 +140,11 @@ class CommandError(BackendError):
 
 class ClusterError(BackendError):
     """A GlusterFS cluster could not be built, reached, changed or removed."""
+
+
+class ClusterConfigError(ClusterError, UsageError):
+    """`contio cluster` was asked for what cannot be: a cluster that is not up, a name
+    that is taken, a subnet that overlaps one in use. Exit code 2."""
 
 
 class RuntimeUnavailableError(ContioError):
@@ -192,6 +209,17 @@ class AuthError(MiddlewareError):
 
 class CoordinatorUnreachable(MiddlewareError):
     """No coordinator answered at the address the node agent or the CLI was given."""
+
+
+class MiddlewareNotUp(MiddlewareError, UsageError):
+    """`contio qos …` on a cluster whose middleware is not up (exit code 2: run
+    `contio qos up` first)."""
+
+
+class MiddlewareLost(CellFailed):
+    """The coordinator or a node agent of a run's middleware died or stopped answering:
+    the cells that need it fail, with what was lost and what to run to clean up; the
+    run goes on with the others."""
 
 
 class FigureDataError(UsageError, ValueError):

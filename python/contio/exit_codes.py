@@ -4,11 +4,22 @@ interrupted. Shared by the `contio` CLI and the middleware's light service entry
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import click
 
 from contio.errors import ContioError, UsageError
+
+
+def too_long(exc: OSError) -> str:
+    """ENAMETOOLONG said as a user reads it, naming the path (shortened)."""
+    name = str(exc.filename or "")
+    shown = name if len(name) <= 80 else f"{name[:40]}…{name[-30:]} ({len(name)} characters)"
+    return (
+        f"file name too long: {shown!r}: a name (between slashes) is at most 255 bytes, "
+        "a path at most 4096"
+    )
 
 
 def run_command(group: click.Group) -> None:
@@ -27,3 +38,9 @@ def run_command(group: click.Group) -> None:
     except ContioError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        # A path a user gave that Linux refuses, wherever it was first used.
+        click.echo(f"error: {too_long(exc)}", err=True)
+        sys.exit(2)

@@ -11,6 +11,8 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from contio.errors import ContioError
+from contio.experiment.validation_errors import reworded
+from contio.input_files import InputFileProblem, read_input_text
 
 Document = TypeVar("Document", bound=BaseModel)
 
@@ -18,7 +20,7 @@ Document = TypeVar("Document", bound=BaseModel)
 def first_problem(exc: ValidationError) -> str:
     """`field.path: message` of a validation's first error (the one a user fixes first)."""
     first = exc.errors()[0]
-    return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+    return f"{'.'.join(str(p) for p in first['loc'])}: {reworded(first, BaseModel)}"
 
 
 def read_versioned(
@@ -28,9 +30,9 @@ def read_versioned(
     file and the problem (`remedy` says what to do about another version)."""
     what = model.__name__.lower()
     try:
-        document = json.loads(path.read_text())
-    except OSError as exc:
-        raise error(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+        document = json.loads(read_input_text(path, f"a {what} file (JSON)"))
+    except InputFileProblem as exc:
+        raise error(f"cannot read it: {exc}") from None
     except ValueError as exc:
         raise error(f"{path}: not JSON ({exc})") from exc
     if not isinstance(document, dict):

@@ -17,6 +17,8 @@ import pytest
         (["nfs", "export_path=/srv", "export_mode=later"], "'export_mode'"),
         (["path", "path=/tmp", "colour=blue"], "'colour'"),
         (["ceph"], "allowed: local-dir, gluster, local, nfs, path, striped"),
+        (["local-dir", "path=/proc"], "option 'path': /proc is on proc"),
+        (["local", "mode=device", "device=/dev/no-such", "format=xfs"], "does not exist"),
     ],
 )
 def test_bad_options_exit_2_and_name_the_option(run_contio, args, named):

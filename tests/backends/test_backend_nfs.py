@@ -51,7 +51,7 @@ def test_host_mount_command():
         ({"export_path": "/e", "mount_options": ["vers=5"]}, "mount_options", "nfsvers="),
         ({"export_path": "/e", "mount_via": "fuse"}, "mount_via", "'docker-volume' or 'host'"),
         ({"export_path": "relative/dir"}, "export_path", "absolute"),
-        ({"export_path": "/e", "server": "a b"}, "server", "pattern"),
+        ({"export_path": "/e", "server": "a b"}, "server", "must match"),
         ({}, "export_path", "required"),
     ],
 )  # fmt: skip

@@ -89,9 +89,12 @@ def test_lvm_commands():
 
 def test_btrfs_command():
     assert btrfs_raid0_argv(["/dev/loop1", "/dev/loop2"], "lbl") == [
-        "mkfs.btrfs", "-f", "-q", "-L", "lbl", "-d", "raid0", "-m", "raid0",
+        "mkfs.btrfs", "-q", "-L", "lbl", "-d", "raid0", "-m", "raid0",
         "/dev/loop1", "/dev/loop2",
     ]  # fmt: skip
+    # Forced only when the spec says `erase_existing`; the UUID is contio's own.
+    forced = btrfs_raid0_argv(["/dev/loop1", "/dev/loop2"], "lbl", uuid="u-1", force=True)
+    assert forced[:2] == ["mkfs.btrfs", "-f"] and forced[-4:] == ["-U", "u-1", *forced[-2:]]
 
 
 def test_device_mapper_detection_from_proc_misc(tmp_path):
@@ -140,13 +143,17 @@ def test_lvm_stack_commands_journal_and_undo_order(tmp_path, monkeypatch):
     )  # fmt: skip
     backend.provision()
     vg = f"contio_{backend.instance.replace('-', '_')}"
-    made = [argv for argv, _ in ran]
+    # What each device holds is read first (`wipefs --no-act`, changing nothing).
+    probes = [argv for argv, _ in ran if argv[:2] == ["wipefs", "--no-act"]]
+    assert [p[-1] for p in probes] == devices
+    made = [argv for argv, _ in ran if argv[:2] != ["wipefs", "--no-act"]]
     assert [a[0] for a in made] == ["pvcreate", "vgcreate", "lvcreate", "mkfs.xfs", "mount"]
     assert made[2][made[2].index("--stripes") + 1] == "3"
     assert made[2][made[2].index("--stripesize") + 1] == "256k"
     assert made[3][-1] == made[4][-2] == f"/dev/{vg}/data"
     # Each resource is in the journal before the command that makes it runs.
-    assert "lvm-pv" in ran[0][1] and "lvm-vg" in ran[1][1] and "mount" in ran[4][1]
+    kinds = [k for argv, k in ran if argv[:2] != ["wipefs", "--no-act"]]
+    assert "lvm-pv" in kinds[0] and "lvm-vg" in kinds[1] and "mount" in kinds[4]
     described = backend.describe()
     assert (described["method"], described["stripes"]) == ("lvm", 3)
     assert described["stripe_size_bytes"] == 256 * 1024

@@ -69,9 +69,9 @@ def test_cluster_status_and_bad_cli_options(gluster_cluster, run_contio):
     assert all(d["fstype"] == "xfs" for n in described["nodes"] for d in n["brick_disks"])
     bad = run_contio("cluster", "up", "--name", "other", "--nodes", "2")
     assert bad.returncode == 2
-    assert "--nodes" in bad.stderr and "greater than or equal to 3" in bad.stderr
+    assert "--nodes" in bad.stderr and "at least 3" in bad.stderr
     again = run_contio("cluster", "up", "--name", gluster_cluster, "--subnet", "10.215.0.0/24")
-    assert again.returncode == 1 and "already exists" in again.stderr
+    assert again.returncode == 2 and "already exists" in again.stderr
     slow = run_contio("cluster", "up", "--name", "other", "--disk-bandwidth", "fast")
     assert slow.returncode == 2
     assert "--disk-bandwidth" in slow.stderr and "'fast'" in slow.stderr, slow.stderr

@@ -69,7 +69,7 @@ def test_cleanup_leaves_a_live_backend_alone(state_dir, no_leaks, run_contio):
 
 
 def test_owner_lock_is_free_once_released(tmp_path):
-    lock = OwnerLock(tmp_path)
+    lock = OwnerLock(tmp_path, "scratch")
     assert not owner_alive(tmp_path)
     lock.acquire()
     # flock locks belong to the open file: another open of the file in this process

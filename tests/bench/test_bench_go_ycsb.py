@@ -30,12 +30,22 @@ def test_medians_judge_both_goals_per_cell():
     ops, cpu, redis = rows
     assert (ops.contio, ops.peer, ops.passed) == (10_000, 10_500, False)
     assert (cpu.contio, cpu.peer, cpu.passed) == (40, 60, True)
-    assert redis.passed is None and redis.goal == ""
+    assert (redis.contio, redis.peer, redis.goal) == (30, 31, "contio ≤ 1.02 × go-ycsb")
+    assert redis.passed is True
     expected = (
         "workloadc threads=1, 3 round(s): contio 9.1–11.9 k vs go-ycsb 9.6–11.3 k ops/s; "
-        "client CPU 35–45 vs 54–62 µs/op"
+        "client CPU 35–45 vs 54–62 µs/op; Redis CPU 30–30 vs 31–31 µs/op"
     )
     assert notes == [expected]
+
+
+def test_redis_cpu_above_1_02_times_go_ycsb_misses():
+    cell = Cell("workloada", 16)
+    samples = [_sample("contio", cell, 60_000, 20, 10.3), _sample("go-ycsb", cell, 50_000, 25, 10)]
+    redis = comparison_rows(samples)[0][2]
+    assert redis.metric == "redis CPU per op" and redis.passed is False
+    samples[0].metadata["redis_cpu_us_per_op"] = 10.2
+    assert comparison_rows(samples)[0][2].passed is True
 
 
 def test_a_cell_only_one_tool_finished_gives_no_rows():

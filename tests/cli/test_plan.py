@@ -132,7 +132,7 @@ LOOP_XFS = (
         (SYSBENCH % "percentile: 200", "--percentile: '200' is not valid"),
         (
             LOOP_XFS,
-            "backends.l.loop_size: 'loop_size': XFS needs at least 300MiB (mkfs.xfs refuses less); 'loop_size' is 256MiB",
+            "backends.l.loop_size: XFS needs at least 300MiB (mkfs.xfs refuses less); 'loop_size' is 256MiB",
         ),
     ],
     ids=[
@@ -224,3 +224,46 @@ def test_plan_prices_cells_from_the_phases_an_earlier_run_of_the_same_spec_measu
     spec.write_text(text.replace("20000", "30000"))  # another data set: nothing measured
     other, _ = load_spec(spec, None)
     assert measured_phases(tmp_path / "out", spec_fingerprint(other)).seconds == {}
+
+
+FIO = (
+    "name: late\nfactors: {workload: [{kind: fio, job: {rw: randread, bs: 4k, size: %s}}]}\n"
+    "stop: {rule: fixed-time, seconds: %s, repetitions: 1}\n"
+)
+YCSB_C = "name: late\nfactors: {workload: [workloadc]%s}\n"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (FIO % ("-1", "1"), "factors.workload[0]: job 'fio-randread': size: '-1' is not a size"),
+        (YCSB_C % "" + "properties: {recordcount: 0}\n", "properties.recordcount: recordcount is 0"),
+        (
+            YCSB_C % "" + "properties: {recordcount: 10, operationcount: 0}\n",
+            "properties.operationcount: operationcount is 0 (no limit)",
+        ),
+        (
+            YCSB_C % ", containers: [100000]" + "properties: {recordcount: 10}\n",
+            "factors.containers[0]: 100000 containers are more than this host can start at once: at most",
+        ),
+        (
+            FIO % ("1m", "10") + "warmup_seconds: 30\n",
+            "warmup_seconds: 30 s leaves no second to measure in run phases of at most 10 s (stop.seconds)",
+        ),
+    ],
+    ids=["fio-size", "recordcount-0", "operationcount-0", "containers-100000", "warmup-too-long"],
+)  # fmt: skip
+def test_plan_and_run_refuse_what_could_not_finish_before_anything_is_made(
+    tmp_path, engine, spec, message
+):
+    # Each passed `plan`: the fio size failed in the load phase (an empty results folder
+    # left), recordcount 0 and operationcount 0 never ended, 100,000 containers took the
+    # plan 109 s and were accepted, the warm-up silently did not apply.
+    path = tmp_path / "spec.yaml"
+    path.write_text(spec)
+    for command in ("plan", "run"):
+        done = contio(command, path, cwd=tmp_path)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert message in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+        assert [p.name for p in tmp_path.iterdir()] == ["spec.yaml"]  # no results folder

@@ -62,7 +62,7 @@ def test_a_pair_of_profiled_applications_calibrates_the_model(tmp_path, engine):
     results = Path(calibration.results)
     assert results.is_dir() and results.parent == tmp_path / "results"
     assert [p.name for p in calibration.profiles] == ["writer", "reader"]
-    assert calibration.backend == {"type": "local-dir", "path": "data"}
+    assert calibration.backend == {"type": "local-dir", "path": str(tmp_path / "data")}
 
     advised = contio_in(
         tmp_path, "advise", "writer.profile.json", "reader.profile.json", "--places", "d1,d2",

@@ -48,8 +48,8 @@ def test_a_middleware_level_takes_tenants_with_priorities_reservations_and_limit
 @pytest.mark.parametrize(
     ("level", "message"),
     [
-        ("{middleware: {}, groups: [{priority: 0}]}", "greater than or equal to 1"),
-        ("{middleware: {}, groups: [{priority: 101}]}", "less than or equal to 100"),
+        ("{middleware: {}, groups: [{priority: 0}]}", "0 is too small: must be at least 1"),
+        ("{middleware: {}, groups: [{priority: 101}]}", "101 is too large: must be at most 100"),
         ("{middleware: {}, groups: [{limit: 5000000}]}", "groups[0]: a middleware tenant needs a priority"),
         ("{middleware: {}, groups: [{priority: 5, write_bps: 1000}]}",
          "groups[0]: write_bps are cgroup controls on this host"),

@@ -16,7 +16,9 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def workload_file(tmp_path: Path) -> Path:
     path = tmp_path / "mine.properties"
-    path.write_text("readproportion=1\nrequestdistribution=uniform\n")
+    path.write_text(
+        "recordcount=100\noperationcount=100\nreadproportion=1\nrequestdistribution=uniform\n"
+    )
     return path
 
 
@@ -224,7 +226,8 @@ def test_a_workload_path_that_is_a_directory_says_so(tmp_path):
     (tmp_path / "workloads").mkdir()
     [problem] = problems(spec_text(workloads="[./workloads]"), tmp_path)
     assert problem == (
-        f"workloads[0]: {str(tmp_path / 'workloads')!r} is a directory, expected a workload file"
+        f"workloads[0]: workload file {str(tmp_path / 'workloads')!r} is a directory, not a "
+        "text file of key=value lines"
     )
 
 

@@ -209,12 +209,12 @@ def test_iops_bounds_are_priced_at_each_tenants_measured_bytes_per_io(serve):
         (lambda c: c.remove_tenant("ghost"), r"tenant: no tenant 'ghost' \(tenants: a\)"),
         (lambda c: c.set_tenant("b", 5, reservation="150MB/s"),
          r"tenants\.b\.reservation: \(1\.5e\+08\) is above the node's capacity"),
-        (lambda c: c.report("n", "lots", {}), r"capacity_bps: must be a number"),
+        (lambda c: c.report("n", "lots", {}), r"capacity_bps: must be a finite number"),
         (lambda c: c.report("n", 1e8, {}, DiskReport(1.5)), r"disk\.utilization: must be 0–1"),
         (lambda c: c.set_tenant("t", 5, reservation="900iops", limit="500iops"),
          r"tenants\.t\.limit: \(500 iops\) is below the reservation \(900 iops\)"),
         (lambda c: c.report("n", 1e8, {}, used_iops={"a": "many"}),
-         r"used_iops\.a: must be a number"),
+         r"used_iops\.a: must be a finite number"),
     ],
 )  # fmt: skip
 def test_bad_input_is_refused_naming_the_field_and_nothing_changes(serve, call, message):
@@ -236,15 +236,26 @@ def test_no_coordinator_is_a_clear_error():
         CoordinatorClient(f"http://127.0.0.1:{port}", SECRET, timeout=2).status()
 
 
-def test_a_replayed_request_is_refused_after_the_allowed_skew(monkeypatch):
-    headers = auth.sign(SECRET, "PUT", "/v1/policy", b'{"policy": "static"}')
-    auth.verify(SECRET, "PUT", "/v1/policy", b'{"policy": "static"}', headers)  # fresh: fine
-    with pytest.raises(AuthError, match="bad signature"):
-        auth.verify(SECRET, "PUT", "/v1/policy", b'{"policy": "work-conserving"}', headers)
+def test_a_signed_request_is_refused_once_replayed_and_after_the_allowed_skew(monkeypatch):
+    body = b'{"policy": "static"}'
+    headers = auth.sign(SECRET, "PUT", "/v1/policy", body)
+
+    def verify(length: int, guard: auth.ReplayGuard) -> str:
+        return auth.verify_headers(SECRET, "PUT", "/v1/policy", length, headers, guard)
+
+    auth.verify_body(body, verify(len(body), auth.ReplayGuard()))  # fresh: fine
+    with pytest.raises(AuthError, match="does not match"):
+        auth.verify_body(b'{"policy": "work-conserving"}', verify(len(body), auth.ReplayGuard()))
+    with pytest.raises(AuthError, match="bad signature"):  # the length is signed too
+        verify(len(body) + 1, auth.ReplayGuard())
+    guard = auth.ReplayGuard()
+    verify(len(body), guard)
+    with pytest.raises(AuthError, match="replayed"):
+        verify(len(body), guard)
     later = time.time() + auth.MAX_SKEW + 5
     monkeypatch.setattr(time, "time", lambda: later)
     with pytest.raises(AuthError, match="off this clock"):
-        auth.verify(SECRET, "PUT", "/v1/policy", b'{"policy": "static"}', headers)
+        auth.verify_headers(SECRET, "PUT", "/v1/policy", len(body), headers, auth.ReplayGuard())
 
 
 def test_the_cli_refuses_bad_middleware_input_before_touching_a_cluster(tmp_path):
@@ -255,7 +266,7 @@ def test_the_cli_refuses_bad_middleware_input_before_touching_a_cluster(tmp_path
     bad_capacity = contio("up", "--capacity", "fast")
     assert bad_capacity.returncode == 2 and "--capacity: must be" in bad_capacity.stderr
     not_up = contio("status")
-    assert not_up.returncode == 1 and "not up on cluster 'nosuch'" in not_up.stderr
+    assert not_up.returncode == 2 and "not up on cluster 'nosuch'" in not_up.stderr
     # Input the command line can judge alone is refused before the cluster is looked up.
     priority = contio("set", "t1", "--priority", "101")
     assert priority.returncode == 2 and "--priority" in priority.stderr

@@ -42,10 +42,10 @@ def test_cluster_down_stops_the_middleware_through_the_clusters_journal(started)
 
 
 def test_qos_down_stops_it_and_forgets_the_journal_entry(started):
-    assert deployment.down("fake") is True
+    assert deployment.down("fake").was_up
     assert all(p.wait(timeout=20) == -15 for p in started)
     assert UndoJournal(cluster_root("fake") / "journal.json").find("qos-middleware") == []
-    assert deployment.down("fake") is False  # nothing up any more
+    assert not deployment.down("fake").was_up  # nothing up any more
 
 
 def test_the_coordinators_address_for_an_inventory():

@@ -2,10 +2,11 @@
 
 Two groups read the same device with direct I/O at the same time, four sequential
 readers each so the device queue stays backlogged (BFQ divides only what is
-contended). The loop device does direct I/O on a backing file whose blocks are
-written first, so every read waits for the disk below: reads of a sparse file's
-holes cost only CPU, and on this 2-core machine, shared with compilers, the CPU
-rather than BFQ then decides the shares. For the same reason the readers run at
+contended). The loop device does direct I/O on a file served by contio's slow device
+(a FUSE file paced to PACED_READ_BPS), so every read waits for a device slower than
+the CPUs: on the virtual disk alone, reads were served at ~1.6 GB/s from a cache below
+the VM on some days, the CPU rather than BFQ decided the shares, and the test failed
+on the code of before and after alike (0.52–0.58 heavy share, 2026-12-02). For the same reason the readers run at
 nice −15: a reader starved of CPU by other work leaves its queue empty, and BFQ can
 only divide between queues that are waiting. The bytes each group was served come from
 BFQ's per-cgroup counters over three 1-second windows after a 1.5 s warm-up (in the
@@ -18,8 +19,14 @@ from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
-from contio.qos import BlockDevice, IoLimits, ProcessGroup, apply, remove
+import pytest
+
+from contio.backends import loop_device, slow_device
+from contio.backends.undo_journal import UndoJournal
+from contio.qos import BlockDevice, IoLimits, ProcessGroup, apply, remove, resolve
 from contio.qos import device as devices
 from contio.qos.control_files import V1_BFQ_WEIGHT
 
@@ -28,17 +35,27 @@ WINDOWS = 3
 WINDOW_S = 1.0
 WARM_UP_S = 1.5  # BFQ settles (the first second after start favours neither group)
 DATA_MIB = 1024
-"""Written before reading; the readers start 64 MiB apart and stay inside it."""
+"""What each reader reads at most; the readers start 64 MiB apart."""
+PACED_READ_BPS = 200_000_000
+"""The paced device's read bandwidth: far below what the CPUs can move, above the
+rate at which 100:25 shares are told apart within a 1 s window."""
 
 
-def fill_with_direct_io(node: str) -> None:
-    """Write the first DATA_MIB of the device through the loop, allocating the backing file."""
-    subprocess.run(["losetup", "--direct-io=on", node], check=True)
-    subprocess.run(
-        ["dd", "if=/dev/zero", f"of={node}", "oflag=direct", "bs=4M",
-         f"count={DATA_MIB // 4}", "status=none"],
-        check=True,
-    )  # fmt: skip
+@pytest.fixture
+def paced_loop_disk(tmp_path: Path, loop_disk) -> Iterator[tuple[str, BlockDevice]]:
+    """A loop device (direct I/O) over a slow-device file paced to PACED_READ_BPS.
+    (`loop_disk` only for its root and cgroup v1 checks.)"""
+    journal = UndoJournal(tmp_path / "paced.journal.json")
+    try:
+        loop_device.make_image(tmp_path / "paced.img", 4 << 30, journal)
+        slow = slow_device.serve(
+            tmp_path / "paced.img", tmp_path / "mnt",
+            slow_device.DeviceCaps(read_bps=PACED_READ_BPS), journal,
+        )  # fmt: skip
+        node = loop_device.attach_file(slow.file, journal, direct_io=True)
+        yield node, resolve(node)
+    finally:
+        journal.undo_all()
 
 
 def start_readers(group: ProcessGroup, node: str, first: int) -> list[subprocess.Popen]:
@@ -69,9 +86,8 @@ def served_bytes(group: ProcessGroup, device: BlockDevice) -> int:
     return 0
 
 
-def test_bfq_weights_order_the_shares(loop_disk, group_name):
-    node, device = loop_disk
-    fill_with_direct_io(node)
+def test_bfq_weights_order_the_shares(paced_loop_disk, group_name):
+    node, device = paced_loop_disk
     before = devices.scheduler(device)
     heavy = ProcessGroup.create(f"{group_name}-heavy")
     light = ProcessGroup.create(f"{group_name}-light")

@@ -47,7 +47,7 @@ def test_a_percent_reads_and_resolves_against_the_measured_bandwidth():
     [
         ('"150%"', "a percent of the device's bandwidth is in (0, 100], not 150%"),
         ('"0%"', "a percent of the device's bandwidth is in (0, 100], not 0%"),
-        ("fast", "'fast' is neither bytes/s (an integer) nor a percent"),
+        ("fast", "'fast' is neither bytes/s (a positive integer) nor a percent"),
     ],
 )
 def test_a_bad_bandwidth_names_its_field(value, message):

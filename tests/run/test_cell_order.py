@@ -58,7 +58,7 @@ def spec_of(tmp_path, order: str = ""):
             "order.mode",
             "allowed: auto, interleaved, counterbalanced, random or fixed",
         ),
-        ("{seed: -1}", "order.seed", "greater than or equal to 0"),
+        ("{seed: -1}", "order.seed", "-1 is too small: must be at least 0"),
         ("{mode: random, sead: 3}", "order.sead", "allowed keys here: mode, seed"),
     ],
 )

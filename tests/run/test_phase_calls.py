@@ -57,7 +57,7 @@ name: batches
 runtime: {type: docker}
 factors: {target: [ferretdb, lsm], workload: [workloada]}
 properties: {recordcount: 1000}
-load: {properties: {mongodb.batchsize: 100, status.interval: 5}}
+load: {properties: {mongodb.batchsize: 100}}
 """
     spec = parse_spec_text(text, "batches.yaml", tmp_path)
     members = {c.members[0].target: c.members[0] for c in expand(spec)}

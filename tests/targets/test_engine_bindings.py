@@ -147,7 +147,7 @@ def test_engine_loads_runs_and_a_second_client_reads_back_every_byte(
     assert {key: reported.get(key) for key in minimal} != minimal
 
 
-def test_mongodb_batchsize_queues_inserts_and_cleanup_sends_the_last_partial_batch(
+def test_mongodb_batchsize_queues_inserts_cleanup_sends_the_last_batch_and_upsert_replaces(
     docker_client: docker.DockerClient,
     engine_image: str,
     cell_runtime: DockerRuntime,
@@ -167,5 +167,19 @@ def test_mongodb_batchsize_queues_inserts_and_cleanup_sends_the_last_partial_bat
     load = run_client(cell_runtime, engine_image, prepare_workdir(tmp_path / "work"), job, 300)
     assert load.status == "ok", load.error
     assert _returns(load, "INSERT") == {"OK": 4 * 3, "BATCHED_OK": 4 * (3 * 6 + 4)}
+    with target.client(server) as client:
+        assert client.ycsb.usertable.count_documents({}) == 100
+    # YCSB's `mongodb.upsert` (PerfKitBenchmarker passes `True`): loading the same keys
+    # again replaces them, batched (one update command per batch) or one by one, where
+    # plain inserts would fail on the duplicate _id.
+    for batch, returns in (("7", {"OK": 4 * 3, "BATCHED_OK": 4 * (3 * 6 + 4)}), ("1", {"OK": 100})):
+        again = EngineJob(
+            f"upsert{batch}", "load", engine_binding(target, server), "workloada", 4,
+            {"recordcount": "100", "batchsize": batch, "mongodb.upsert": "True"},
+        )  # fmt: skip
+        workdir = prepare_workdir(tmp_path / f"upsert{batch}")
+        upserted = run_client(cell_runtime, engine_image, workdir, again, 300)
+        assert upserted.status == "ok", upserted.error
+        assert _returns(upserted, "INSERT") == returns
     with target.client(server) as client:
         assert client.ycsb.usertable.count_documents({}) == 100

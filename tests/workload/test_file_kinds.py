@@ -141,18 +141,11 @@ def test_a_verifying_run_writes_one_generation_above_its_load(
     assert generation(KINDS["fio"].render("run", engine_call)) == run_generation
 
 
-@pytest.mark.parametrize(
-    ("job", "in_data_dir"),
-    [
-        ("{rw: read, size: 1m, numjobs: 3, filename: shared}", True),  # relative: the data dir
-        ("{rw: read, size: 1m, filename: /dev/nvme9n1}", False),  # a device the user chose
-        ("{rw: read, size: 1m, directory: /srv/data}", False),  # a directory the user chose
-    ],
-)
-def test_a_fio_job_s_relative_filename_lives_in_the_data_directory(tmp_path, job, in_data_dir):
+def test_a_fio_job_s_relative_filename_lives_in_the_data_directory(tmp_path):
     # Without `directory`, fio (and the engine) resolve a relative filename against the
     # current directory: the files would land wherever contio was started from.
+    job = "{rw: read, size: 1m, numjobs: 3, filename: shared}"
     spec = spec_with(f"{{kind: fio, name: n-to-1, job: {job}}}", tmp_path)
     data_dir = tmp_path / "d"
     run = KINDS["fio"].render("run", call(spec, tmp_path, data_dir, {}))
-    assert (f"directory={data_dir}" in run) == in_data_dir, run
+    assert f"directory={data_dir}" in run, run

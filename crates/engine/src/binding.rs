@@ -194,25 +194,15 @@ fn rename(props: &mut Properties, from: &str, to: &str) {
     }
 }
 
-/// Properties of a binding that have no counterpart in contio's target.
-const IGNORED: [(&str, &[&str]); 2] = [
-    (
-        "jdbc",
-        &[
-            "db.driver",
-            "db.batchsize",
-            "jdbc.fetchsize",
-            "jdbc.autocommit",
-            "jdbc.batchupdateapi",
-        ],
-    ),
-    ("null", &["basicdb.verbose", "basicdb.count"]),
-];
-
-/// Renames the YCSB binding properties of `target` to contio's names. Returns
-/// warnings for binding properties that have no effect in contio.
-pub fn translate(target: &str, props: &mut Properties) -> Result<Vec<String>, PropertyError> {
-    let mut ignored: Vec<&str> = Vec::new();
+/// Renames the YCSB binding properties of `target` to contio's names; `class`
+/// is the binding class named with `-db`, if any. Returns warnings for binding
+/// properties that have no effect in contio (see `binding_properties`).
+pub fn translate(
+    target: &str,
+    class: Option<&str>,
+    props: &mut Properties,
+) -> Result<Vec<String>, PropertyError> {
+    let warnings = crate::binding_properties::drop_inert(target, class, props);
     match target {
         "mysql" | "postgres" => {
             if let Some(url) = props.remove("db.url") {
@@ -229,7 +219,6 @@ pub fn translate(target: &str, props: &mut Properties) -> Result<Vec<String>, Pr
             }
             rename(props, "db.user", &format!("{target}.user"));
             rename(props, "db.passwd", &format!("{target}.password"));
-            ignored.extend(IGNORED[0].1);
         }
         "cassandra" => {
             if let Some(hosts) = props.remove("hosts") {
@@ -253,29 +242,31 @@ pub fn translate(target: &str, props: &mut Properties) -> Result<Vec<String>, Pr
             );
         }
         "mongodb" => rename(props, "batchsize", "mongodb.batchsize"),
-        "null" => {
-            if let Some(ms) = props.remove("basicdb.simulatedelay") {
-                let ms: u64 = ms.trim().parse().map_err(|_| PropertyError::BadValue {
-                    key: "basicdb.simulatedelay".into(),
-                    value: ms.clone(),
-                    expected: "a whole number of milliseconds".into(),
-                })?;
-                if props.get("null.delay_us").is_none() {
-                    props.set("null.delay_us", (ms.saturating_mul(1000)).to_string());
-                }
-            }
-            rename(props, "basicdb.randomizedelay", "null.delay_random");
-            ignored.extend(IGNORED[1].1);
-        }
+        "null" => basicdb_delay(props)?,
         _ => {}
     }
-    let mut warnings = Vec::new();
-    for key in ignored {
-        if props.remove(key).is_some() {
-            warnings.push(format!("property '{key}' has no effect in contio"));
-        }
-    }
     Ok(warnings)
+}
+
+/// BasicDB's simulated delay: `basicdb.simulatedelay` ms, by default (YCSB's
+/// `basicdb.randomizedelay=true`) a whole number of ms drawn from 0 to N−1.
+fn basicdb_delay(props: &mut Properties) -> Result<(), PropertyError> {
+    let random = props.java_bool_or("basicdb.randomizedelay", true);
+    props.remove("basicdb.randomizedelay");
+    let Some(ms) = props.remove("basicdb.simulatedelay") else {
+        return Ok(());
+    };
+    let ms: u64 = ms.trim().parse().map_err(|_| PropertyError::BadValue {
+        key: "basicdb.simulatedelay".into(),
+        value: ms.clone(),
+        expected: "a whole number of milliseconds".into(),
+    })?;
+    if props.get("null.delay_us").is_none() {
+        props.set("null.delay_us", ms.saturating_mul(1000).to_string());
+        props.set("null.delay_random", random.to_string());
+        props.set("null.delay_step_us", "1000");
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -332,7 +323,7 @@ mod tests {
             ("db.passwd", "secret"),
             ("db.driver", "com.mysql.jdbc.Driver"),
         ]);
-        let warnings = translate("mysql", &mut p).unwrap();
+        let warnings = translate("mysql", None, &mut p).unwrap();
         assert_eq!(p.get("mysql.host"), Some("10.0.0.5"));
         assert_eq!(p.get("mysql.port"), Some("3307"));
         assert_eq!(p.get("mysql.database"), Some("bench"));
@@ -341,7 +332,7 @@ mod tests {
         assert!(p.get("db.url").is_none() && p.get("db.driver").is_none());
         assert_eq!(warnings.len(), 1);
         let mut shards = props(&[("db.url", "jdbc:mysql://a/db,jdbc:mysql://b/db")]);
-        assert!(translate("mysql", &mut shards).is_err());
+        assert!(translate("mysql", None, &mut shards).is_err());
     }
 
     #[test]
@@ -352,17 +343,26 @@ mod tests {
             ("cassandra.username", "cassandra"),
             ("cassandra.readconsistencylevel", "QUORUM"),
         ]);
-        translate("cassandra", &mut p).unwrap();
+        translate("cassandra", None, &mut p).unwrap();
         assert_eq!(p.get("cassandra.host"), Some("n1"));
         assert_eq!(p.get("cassandra.port"), Some("9043"));
         assert_eq!(p.get("cassandra.user"), Some("cassandra"));
         assert_eq!(p.get("cassandra.readconsistency"), Some("QUORUM"));
         let mut b = props(&[("basicdb.simulatedelay", "3"), ("basicdb.verbose", "false")]);
-        translate("null", &mut b).unwrap();
+        translate("null", None, &mut b).unwrap();
         assert_eq!(b.get("null.delay_us"), Some("3000"));
+        // YCSB randomises by default, in whole milliseconds.
+        assert_eq!(b.get("null.delay_random"), Some("true"));
+        assert_eq!(b.get("null.delay_step_us"), Some("1000"));
         assert!(b.get("basicdb.verbose").is_none());
+        let mut fixed = props(&[
+            ("basicdb.simulatedelay", "3"),
+            ("basicdb.randomizedelay", "no"),
+        ]);
+        translate("null", None, &mut fixed).unwrap();
+        assert_eq!(fixed.get("null.delay_random"), Some("false"));
         let mut m = props(&[("batchsize", "100")]);
-        translate("mongodb", &mut m).unwrap();
+        translate("mongodb", None, &mut m).unwrap();
         assert_eq!(m.get("mongodb.batchsize"), Some("100"));
         assert!(m.get("batchsize").is_none());
     }

@@ -5,7 +5,8 @@
 //! Like `bin/ycsb`, it turns the binding name into `-db CLASS`, passes every
 //! other argument on unchanged and appends `-load` or `-t`; contio-engine then
 //! echoes that line as YCSB's `Client` does (`Command line: -db site.ycsb.BasicDB
-//! … -load`). `-cp` and `-jvm-args` are accepted and ignored: there is no JVM.
+//! … -load`). `-cp` and `-jvm-args` (also `-cp=PATH`, `-jvm-args=ARGS`, the
+//! forms a value starting with `-` needs) are accepted and ignored: there is no JVM.
 
 use crate::binding;
 use crate::error::CliError;
@@ -51,6 +52,9 @@ pub fn translate(args: &[String]) -> Result<Launch, CliError> {
                     .next()
                     .ok_or_else(|| error(format!("{arg} needs a value")))?;
                 warnings.push(format!("{arg} {value}: ignored (contio runs no JVM)"));
+            }
+            _ if arg.starts_with("-cp=") || arg.starts_with("-jvm-args=") => {
+                warnings.push(format!("{arg}: ignored (contio runs no JVM)"));
             }
             _ if positional.len() < 2 && !arg.starts_with('-') && rest.is_empty() => {
                 positional.push(arg.clone());
@@ -127,6 +131,17 @@ mod tests {
         };
         assert_eq!(args[1], "site.ycsb.db.CassandraCQLClient");
         assert_eq!(warnings.len(), 1);
+    }
+
+    #[test]
+    fn equals_forms_take_values_that_start_with_a_dash() {
+        let Launch::Engine { args, warnings } =
+            translate(&args("run basic -jvm-args=-Xmx4g -cp=/opt/x -P w")).unwrap()
+        else {
+            panic!("help")
+        };
+        assert_eq!(args.join(" "), "-db site.ycsb.BasicDB -P w -t");
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
     }
 
     #[test]

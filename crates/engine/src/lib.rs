@@ -4,10 +4,12 @@
 //! a versioned JSON result (see `docs/engine-interface.md`). Python drives it.
 
 pub mod binding;
+pub mod binding_properties;
 pub mod cli;
 pub mod client;
 pub mod cstress;
 pub mod error;
+pub mod file_kind;
 pub mod fileio;
 pub mod generator;
 pub mod launcher;

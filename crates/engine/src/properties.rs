@@ -57,10 +57,11 @@ impl Properties {
 
     /// Loads a properties file (`key=value` or `key: value` lines; `#` and `!` comments).
     pub fn load_file(&mut self, path: &Path) -> Result<(), PropertyError> {
-        let text = std::fs::read_to_string(path).map_err(|e| PropertyError::File {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
+        let text =
+            crate::file_kind::read_regular_text(path).map_err(|reason| PropertyError::File {
+                path: path.display().to_string(),
+                reason,
+            })?;
         self.load_str(&text);
         Ok(())
     }
@@ -114,7 +115,8 @@ impl Properties {
         }
     }
 
-    /// A boolean property (`true`/`false`, case-insensitive), or `default`.
+    /// A boolean property of contio's own (`true`/`false`, case-insensitive;
+    /// anything else is refused), or `default`. YCSB's use `java_bool_or`.
     pub fn bool_or(&self, key: &str, default: bool) -> Result<bool, PropertyError> {
         match self.get(key).map(|v| v.trim().to_ascii_lowercase()) {
             None => Ok(default),
@@ -126,6 +128,14 @@ impl Properties {
                 expected: "true or false".to_string(),
             }),
         }
+    }
+
+    /// A boolean property of YCSB's, read as YCSB reads it (Java's
+    /// `Boolean.parseBoolean`): `true` in any case is true, anything else —
+    /// `false`, `yes`, `1` — is false; `default` when unset.
+    pub fn java_bool_or(&self, key: &str, default: bool) -> bool {
+        self.get(key)
+            .map_or(default, |v| v.trim().eq_ignore_ascii_case("true"))
     }
 
     /// A property whose value must be one of `allowed`, or `default`.
@@ -224,6 +234,17 @@ mod tests {
             Some("readproportion")
         );
         assert_eq!(closest("zzzzzzzzzzzzzzzzzzzz", known), None);
+    }
+
+    #[test]
+    fn ycsb_booleans_read_as_java_reads_them() {
+        let p = Properties::from_pairs(&[("a", "True"), ("b", "yes"), ("c", "FALSE"), ("d", "1")]);
+        assert!(p.java_bool_or("a", false));
+        assert!(!p.java_bool_or("b", true));
+        assert!(!p.java_bool_or("c", true));
+        assert!(!p.java_bool_or("d", true));
+        assert!(p.java_bool_or("unset", true));
+        assert!(p.bool_or("b", false).is_err());
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use crate::error::EngineError;
+use crate::file_kind;
 use crate::measure::report::{self, OpReport};
 use crate::measure::{Measurements, SecondSummary};
 
@@ -136,8 +137,18 @@ impl ResultDocument {
             return writeln!(out, "{text}").map_err(|e| fail(&e));
         }
         let target = Path::new(path);
+        if let Some(problem) = file_kind::output_problem(target) {
+            return Err(fail(&problem));
+        }
         let tmp = target.with_extension("json.partial");
-        std::fs::write(&tmp, text + "\n").map_err(|e| fail(&e))?;
+        let mut file = file_kind::create_new(&tmp).map_err(|e| fail(&e))?;
+        file.write_all((text + "\n").as_bytes())
+            .map_err(|e| fail(&e))?;
+        drop(file);
+        if let Some(problem) = file_kind::output_problem(target) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(fail(&problem));
+        }
         std::fs::rename(&tmp, target).map_err(|e| fail(&e))
     }
 }

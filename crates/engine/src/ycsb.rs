@@ -18,13 +18,20 @@ use crate::result::{PhaseFacts, ResultDocument};
 use crate::target::{self, TargetDriver, TargetInfo};
 use crate::workload::{properties as core_props, CoreConfig, CoreWorkload, Phase};
 
-/// Property files and overrides merged in command-line order.
+/// Property files, then the command line's own properties, as YCSB's `Client`
+/// merges them: `-P` files in order (a later file wins), then every `-p`,
+/// `-threads`, `-target` and `-l` over them whatever their position (a later
+/// `-p` wins over an earlier one).
 pub fn assemble(sources: &[PropertySource]) -> Result<Properties, PropertyError> {
     let mut props = Properties::new();
     for source in sources {
-        match source {
-            PropertySource::File(path) => props.load_file(path)?,
-            PropertySource::Pair(k, v) => props.set(k.clone(), v.clone()),
+        if let PropertySource::File(path) = source {
+            props.load_file(path)?;
+        }
+    }
+    for source in sources {
+        if let PropertySource::Pair(k, v) = source {
+            props.set(k.clone(), v.clone());
         }
     }
     Ok(props)
@@ -76,7 +83,13 @@ pub(crate) fn check_output(path: Option<&str>) -> Result<(), PropertyError> {
             });
         }
     }
-    Ok(())
+    match crate::file_kind::output_problem(Path::new(path)) {
+        Some(problem) => Err(PropertyError::Invalid {
+            key: "-json".into(),
+            reason: problem,
+        }),
+        None => Ok(()),
+    }
 }
 
 fn effective_properties(
@@ -109,8 +122,12 @@ fn effective_properties(
 }
 
 /// The target a phase drives: `-db`/`TARGET`, else the `db` property, else
-/// YCSB's default BasicDB; YCSB binding classes map to contio targets.
-fn resolve_target(args: &PhaseArgs, props: &Properties) -> Result<TargetInfo, EngineError> {
+/// YCSB's default BasicDB; YCSB binding classes map to contio targets. Also
+/// the binding class, when `db` names one.
+fn resolve_target(
+    args: &PhaseArgs,
+    props: &Properties,
+) -> Result<(TargetInfo, Option<String>), EngineError> {
     let db = args
         .db
         .as_deref()
@@ -118,7 +135,8 @@ fn resolve_target(args: &PhaseArgs, props: &Properties) -> Result<TargetInfo, En
         .unwrap_or(binding::DEFAULT_CLASS);
     let names: Vec<&str> = target::registry().iter().map(|t| t.name).collect();
     let name = binding::target_for(db, props, &names)?;
-    Ok(target::find(&name)?)
+    let class = binding::by_class(db).map(|_| db.to_string());
+    Ok((target::find(&name)?, class))
 }
 
 /// `-load`/`-t` (or `load`/`run`), else `dotransactions` (default true), as YCSB.
@@ -126,7 +144,7 @@ fn resolve_phase(args: &PhaseArgs, props: &Properties) -> Result<Phase, Property
     if let Some(phase) = args.phase {
         return Ok(phase);
     }
-    Ok(if props.bool_or("dotransactions", true)? {
+    Ok(if props.java_bool_or("dotransactions", true) {
         Phase::Run
     } else {
         Phase::Load
@@ -136,9 +154,9 @@ fn resolve_phase(args: &PhaseArgs, props: &Properties) -> Result<Phase, Property
 /// Runs a `load` or `run` command; returns the exit code (0 ok, 1 failed or interrupted).
 pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
     let mut props = assemble(&args.sources)?;
-    let info = resolve_target(args, &props)?;
+    let (info, class) = resolve_target(args, &props)?;
     let phase = resolve_phase(args, &props)?;
-    let binding_warnings = binding::translate(info.name, &mut props)?;
+    let binding_warnings = binding::translate(info.name, class.as_deref(), &mut props)?;
     check_names(&props, &info)?;
     for warning in binding_warnings {
         eprintln!("contio-engine: warning: {warning}");
@@ -252,9 +270,10 @@ pub fn execute(args: &PhaseArgs) -> Result<i32, EngineError> {
     Ok(if status == PhaseStatus::Ok { 0 } else { 1 })
 }
 
-/// Prints the summary (stdout, or stderr with `-json -`) and the raw data of
-/// `raw` measurements, where YCSB puts them: on stdout before the summary, or
-/// appended to `measurement.raw.output_file`. Returns the file that could not be written.
+/// Prints the summary (stdout, or stderr with `-json -`; or into `exportfile`,
+/// in the `exporter`'s format) and the raw data of `raw` measurements, where
+/// YCSB puts them: on stdout before the summary, or appended to
+/// `measurement.raw.output_file`. Returns the file that could not be written.
 fn write_text(
     args: &PhaseArgs,
     client: &ClientConfig,
@@ -279,7 +298,15 @@ fn write_text(
             None => text.push_str(&data),
         }
     }
-    text.push_str(&summary);
+    let summary = config.export.render(&summary);
+    match &config.export.file {
+        Some(path) => {
+            if let Err(e) = crate::measure::exporter::write_file(path, &summary) {
+                error.get_or_insert((path.display().to_string(), e.to_string()));
+            }
+        }
+        None => text.push_str(&summary),
+    }
     match args.json.as_deref() {
         Some("-") => eprint!("{text}"),
         _ => print!("{text}"),
@@ -332,4 +359,31 @@ pub fn list_targets() -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn p_wins_over_p_files_whatever_the_order() {
+        let dir = std::env::temp_dir().join(format!("contio-assemble-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a"), dir.join("b"));
+        std::fs::write(&a, "readproportion=0.5\nfieldcount=3\n").unwrap();
+        std::fs::write(&b, "readproportion=0.7\n").unwrap();
+        let pair = |k: &str, v: &str| PropertySource::Pair(k.into(), v.into());
+        let props = assemble(&[
+            pair("readproportion", "1"),
+            PropertySource::File(a),
+            pair("threadcount", "4"),
+            PropertySource::File(b),
+            pair("threadcount", "8"),
+        ])
+        .unwrap();
+        assert_eq!(props.get("readproportion"), Some("1"));
+        assert_eq!(props.get("threadcount"), Some("8"));
+        assert_eq!(props.get("fieldcount"), Some("3"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

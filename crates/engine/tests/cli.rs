@@ -304,11 +304,14 @@ fn throttled_run_measures_latency_from_the_intended_start() {
         "1",
         "-target",
         "1000",
+        "-p",
+        "measurement.interval=both",
         "-json",
         json.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8(o.stdout).unwrap();
+    // YCSB's `both`: the summary shows [READ] and [Intended-READ].
     assert!(text.contains("[Intended-READ], Operations, 200"), "{text}");
     let doc = read_json(&json);
     assert_eq!(doc["target_ops_per_sec"], 1000);

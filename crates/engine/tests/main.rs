@@ -6,6 +6,7 @@ mod cli;
 mod embedded_cli;
 mod embedded_targets;
 mod exponential_keys;
+mod file_kinds;
 mod fileio;
 mod generators;
 mod launcher;

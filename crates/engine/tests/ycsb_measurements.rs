@@ -192,7 +192,9 @@ fn timeseries_units_match_ycsb() {
         let units = numbered(&stdout, section);
         assert!(!units.is_empty(), "{stdout}");
         assert!(
-            units.iter().all(|(t, avg)| t % 50 == 0 && *avg > 0.0),
+            // A unit may hold only 0 ms draws of the random delay (YCSB returns at
+            // once then too): its average is 0.0, never negative.
+            units.iter().all(|(t, avg)| t % 50 == 0 && *avg >= 0.0),
             "{units:?}"
         );
         assert!(units.windows(2).all(|w| w[0].0 < w[1].0), "{units:?}");
@@ -291,7 +293,14 @@ fn two_in_one_types_report_both_parts() {
     // The HDR part's verbose lines are one per recorded value: compare names only.
     let names = |t: &str| shapes(t).into_keys().collect::<Vec<_>>();
     assert_eq!(names(&ycsb), names(&stdout));
-    assert_eq!(shapes(&ycsb)["BucketREAD"], shapes(&stdout)["BucketREAD"]);
+    // The bucket part leaves out a percentile only the overflow reaches (> 20 ms
+    // here: a loaded machine's slowest reads), in YCSB as in contio: not compared.
+    let buckets = |t: &str| {
+        let mut lines = shapes(t)["BucketREAD"].clone();
+        lines.retain(|l| !l.ends_with("PercentileLatency(us)"));
+        lines
+    };
+    assert_eq!(buckets(&ycsb), buckets(&stdout));
     // Return codes under the first part only, as YCSB.
     assert!(stdout.contains("[HdrREAD], Return=OK"));
     assert!(!stdout.contains("[BucketREAD], Return=OK"));

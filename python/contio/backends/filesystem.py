@@ -9,18 +9,26 @@ from pathlib import Path
 from contio.backends import command
 from contio.backends.undo_journal import UndoJournal
 
-# mkfs program, the Debian package that provides it, and the flag that overwrites an
-# existing signature (contio formats only when the spec asks, so forcing is intended).
-MKFS: dict[str, tuple[str, str, list[str]]] = {
-    "xfs": ("mkfs.xfs", "xfsprogs", ["-f", "-q"]),
-    "ext4": ("mkfs.ext4", "e2fsprogs", ["-F", "-q"]),
-    "btrfs": ("mkfs.btrfs", "btrfs-progs", ["-f", "-q"]),
+# mkfs program, the Debian package that provides it, the flag that overwrites an existing
+# signature (given only when the spec says `erase_existing`: otherwise mkfs.xfs and
+# mkfs.btrfs refuse a device that gained one since contio looked), and how to set the
+# file system's UUID (contio chooses it, to recognise its own file system at teardown).
+MKFS: dict[str, tuple[str, str, list[str], list[str]]] = {
+    "xfs": ("mkfs.xfs", "xfsprogs", ["-f"], ["-m", "uuid={uuid}"]),
+    "ext4": ("mkfs.ext4", "e2fsprogs", ["-F"], ["-U", "{uuid}"]),
+    "btrfs": ("mkfs.btrfs", "btrfs-progs", ["-f"], ["-U", "{uuid}"]),
 }
 
-MIN_BYTES: dict[str, int] = {"xfs": 300 * 1024**2}
-"""The smallest device each mkfs formats: mkfs.xfs (xfsprogs 5.19 and later) refuses
-anything below 300 MiB with a page of usage text; ext4 has no practical minimum and
-btrfs says its own minimum clearly."""
+MIN_BYTES: dict[str, int] = {"xfs": 300 * 1024**2, "ext4": 128 * 1024, "btrfs": 125 * 1024**2}
+"""The smallest device each mkfs formats (measured with xfsprogs 6.1, e2fsprogs 1.47,
+btrfs-progs 6.2): mkfs.xfs refuses anything below 300 MiB with a page of usage text,
+mkfs.ext4 below 128 KiB ("Filesystem too small for a journal"), mkfs.btrfs RAID0 a
+member below 125 MiB ("minimum size for each btrfs device is 131072000")."""
+
+MOUNTABLE = frozenset(
+    {"xfs", "ext2", "ext3", "ext4", "btrfs", "vfat", "exfat", "ntfs", "f2fs", "jfs", "udf"}
+)
+"""Signature types that are a file system `mount` can mount as it is."""
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
@@ -42,20 +50,44 @@ def too_small(fstype: str, size: int) -> str | None:
     least = MIN_BYTES.get(fstype, 0)
     if size >= least:
         return None
-    return f"{fstype.upper()} needs at least {least // 1024**2}MiB (mkfs.{fstype} refuses less)"
+    shown = f"{least // 1024**2}MiB" if least >= 1024**2 else f"{least // 1024}KiB"
+    return f"{fstype.upper()} needs at least {shown} (mkfs.{fstype} refuses less)"
 
 
-def mkfs_argv(fstype: str, devices: Sequence[str], extra: Sequence[str] = ()) -> list[str]:
-    """The mkfs command line for `fstype` over `devices` (btrfs may take several)."""
-    program, _, force = MKFS[fstype]
-    return [program, *force, *extra, *devices]
+def uuid_option_problem(extra: Sequence[str]) -> str | None:
+    """Why `mkfs_options` may not be used: contio sets the UUID itself."""
+    if any(option == "-U" or "uuid=" in option for option in extra):
+        return "contio sets the file system's UUID itself (to know its own at teardown): remove the UUID option"
+    return None
 
 
-def make_filesystem(fstype: str, device: str, extra: Sequence[str] = ()) -> None:
-    """Format `device` with `fstype` (destroys what is on it)."""
-    program, package, _ = MKFS[fstype]
+def mkfs_argv(
+    fstype: str,
+    devices: Sequence[str],
+    extra: Sequence[str] = (),
+    *,
+    uuid: str | None = None,
+    force: bool = False,
+) -> list[str]:
+    """The mkfs command line for `fstype` over `devices` (btrfs may take several), making
+    a file system with `uuid` (None: mkfs draws one); `force` overwrites signatures."""
+    program, _, forced, uuid_flags = MKFS[fstype]
+    with_uuid = [flag.format(uuid=uuid) for flag in uuid_flags] if uuid else []
+    return [program, *(forced if force else []), "-q", *extra, *with_uuid, *devices]
+
+
+def make_filesystem(
+    fstype: str,
+    device: str,
+    extra: Sequence[str] = (),
+    *,
+    uuid: str | None = None,
+    force: bool = False,
+) -> None:
+    """Format `device` with `fstype` (destroys what is on it; see `mkfs_argv`)."""
+    program, package, _, _ = MKFS[fstype]
     command.require_program(program, package)
-    command.run(mkfs_argv(fstype, [device], extra))
+    command.run(mkfs_argv(fstype, [device], extra, uuid=uuid, force=force))
 
 
 def mount_argv(source: str, target: Path, fstype: str | None, options: Sequence[str]) -> list[str]:

@@ -29,6 +29,7 @@ from contio.backends import filesystem, mountinfo
 from contio.backends.interface import (
     BackendOptions,
     Capabilities,
+    HostProblem,
     JournaledBackend,
     fresh_directory,
 )
@@ -105,8 +106,22 @@ class GlusterBackend(JournaledBackend):
 
     name = "gluster"
     options_model = GlusterOptions
+    path_options = ("inventory",)
     options: GlusterOptions
     capabilities = Capabilities(node_faults=True)
+
+    @classmethod
+    def host_problems(cls, options: BackendOptions) -> list[HostProblem]:
+        """An SSH inventory that cannot be read or is not one: found by `plan`, not when
+        `run` opens the cluster."""
+        assert isinstance(options, GlusterOptions)
+        if options.inventory is None:
+            return []
+        try:
+            SshCluster.load(options.inventory)
+        except BackendOptionError as exc:
+            return [("inventory", exc.problem)]
+        return []
 
     def __init__(
         self, options: GlusterOptions, workdir: Path | None = None, experiment: str = "contio"

@@ -26,9 +26,11 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import Self
 
+from contio.backends.owned_dirs import real_subdirectory
 from contio.backends.owner_lock import OwnerLock
 from contio.backends.undo_journal import UndoJournal
 from contio.errors import BackendError, BackendOptionError
+from contio.experiment.validation_errors import reworded
 
 STATE_DIR_ENV = "CONTIO_STATE_DIR"
 
@@ -41,13 +43,13 @@ def state_root() -> Path:
 class BackendOptions(BaseModel):
     """Base of every backend's options: unknown options are rejected, values are checked."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class HostPath(BaseModel):
     """A directory on the container host; a container gets it as a bind mount."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     kind: Literal["host-path"] = "host-path"
     path: Path
 
@@ -59,7 +61,7 @@ class DockerVolume(BaseModel):
     the backend only defines it.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     kind: Literal["docker-volume"] = "docker-volume"
     name: str
     driver: str = "local"
@@ -78,6 +80,9 @@ class DockerVolume(BaseModel):
 
 DataLocation = HostPath | DockerVolume
 
+HostProblem = tuple[str, str]
+"""(option, what is wrong with it on this host), e.g. ("device", "/dev/sdb holds ext4 …")."""
+
 
 def parse_options(backend: str, model: type[BackendOptions], raw: dict[str, Any]) -> Any:
     """Validate `raw` against `model`; a `BackendOptionError` names each bad option."""
@@ -88,8 +93,11 @@ def parse_options(backend: str, model: type[BackendOptions], raw: dict[str, Any]
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        problems = [_describe_problem(model, err) for err in exc.errors()]
-        option = _option_of(model, exc.errors()[0])
+        errors = exc.errors()
+        option = _option_of(model, errors[0])
+        # One problem of a named option: the error's prefix names it already.
+        name_each = len(errors) > 1 or not option
+        problems = [_describe_problem(model, err, name_it=name_each) for err in errors]
         raise BackendOptionError(backend, option, "; ".join(problems)) from None
 
 
@@ -104,15 +112,15 @@ def _option_of(model: type[BaseModel], err: Any) -> str:
     return ""
 
 
-def _describe_problem(model: type[BackendOptions], err: Any) -> str:
+def _describe_problem(model: type[BackendOptions], err: Any, *, name_it: bool) -> str:
     option = _option_of(model, err) or "(options)"
     if err["type"] == "extra_forbidden":
         allowed = ", ".join(sorted(model.model_fields))
         return f"'{option}' is not an option; allowed options: {allowed}"
     if err["type"] == "literal_error":
         return f"'{option}' must be one of {err['ctx']['expected']}"
-    message = str(err["msg"]).removeprefix("Value error, ")
-    return f"'{option}': {message}"
+    reason = reworded(err, model)  # pydantic's words are a programmer's
+    return f"'{option}': {reason}" if name_it else reason
 
 
 @dataclass(frozen=True)
@@ -132,6 +140,28 @@ class StorageBackend(ABC):
     name: ClassVar[str]
     options_model: ClassVar[type[BackendOptions]]
     capabilities: ClassVar[Capabilities] = Capabilities()
+    path_options: ClassVar[tuple[str, ...]] = ()
+    """Options naming a file or directory on this host: in a spec, a relative one is
+    relative to the spec's folder (as workload paths are)."""
+
+    @classmethod
+    def host_problems(cls, options: BackendOptions) -> list[HostProblem]:
+        """What this host lacks for `options`, found without making or changing anything
+        (a missing path, a device that holds data or is in use, a device too small for
+        its file system). `contio plan` and `contio run` refuse a spec with any before
+        anything is made; provisioning checks again (`refuse_host_problems`)."""
+        return []
+
+    @classmethod
+    def plan_notes(cls, options: BackendOptions) -> list[str]:
+        """What `contio plan` should say the backend will do beyond making its own
+        storage (a device it will format or erase)."""
+        return []
+
+    def refuse_host_problems(self) -> None:
+        """Raise the first of `host_problems` as a `BackendOptionError` (exit code 2)."""
+        for option, message in self.host_problems(self.options):
+            raise BackendOptionError(self.name, option, message)
 
     def __init__(
         self, options: BackendOptions, workdir: Path | None = None, experiment: str = "contio"
@@ -200,9 +230,9 @@ class JournaledBackend(StorageBackend):
     ):
         super().__init__(options, workdir, experiment)
         self.instance = f"{self.name}-{uuid.uuid4().hex[:8]}"
-        self.workdir = workdir or state_root() / "backends" / self.instance
+        self.workdir = workdir or real_subdirectory(state_root(), "backends") / self.instance
         self.journal = UndoJournal(self.workdir / "journal.json")
-        self._owner = OwnerLock(self.workdir)
+        self._owner = OwnerLock(self.workdir, "backend")
         self._provisioned = False
         self._labels: dict[str, int] = {}
 

@@ -14,12 +14,15 @@ whose it was:
 
 A backend or directory whose owner lock (see owner_lock) is still held belongs to a run
 that is still going, as does a Docker resource whose owner runs; cleanup leaves them
-alone. Removal goes in the order found: containers (which may use the data) first.
+alone. A directory is removed only when it is a real directory (never through a
+symbolic link) directly under its base whose lock file holds contio's owner record for
+it (`owner_record`); anything else named like one is left alone and said so
+(`left_alone`). Removal goes in the order found: containers (which may use the data)
+first.
 """
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contio.backends.interface import state_root
-from contio.backends.owner_lock import OWNER_LOCK, owner_alive
+from contio.backends.owned_dirs import Scan, remove_tree, scan
+from contio.backends.owner_lock import OWNER_LOCK
+from contio.backends.owner_record import why_not_owned
 from contio.backends.undo_journal import UndoJournal, describe_entry
 from contio.containers.sweep import dead_runs, remove_dead
 from contio.errors import BackendError
@@ -38,7 +43,7 @@ from contio.samplers.block_requests import dead_instances, remove_instance
 if TYPE_CHECKING:
     import docker
 
-DATA_DIR_PATTERN = "contio-*/"
+DATA_DIR_PATTERN = "contio-*"
 """local-dir roots and scratch directories; only those with an owner lock are contio's."""
 
 
@@ -60,6 +65,13 @@ class Leftover:
     """What it still holds, one line each."""
 
 
+DATA_DIR_KINDS = ("local-dir", "scratch")
+STATE_DIRS = {"backend": "backends", "qos-agent": "qos-agents"}
+"""Where under the state directory each kind of workdir is (its owner record's kind)."""
+OWNER_KINDS = {"backend": ("backend",), "qos-agent": ("qos-agent",), "data-dir": DATA_DIR_KINDS}
+"""The owner records each kind of leftover directory may carry."""
+
+
 def find(
     include_clusters: bool = False,
     data_bases: Sequence[Path] = (),
@@ -70,25 +82,67 @@ def find(
     `client`. Clusters made by `contio cluster up` are meant to outlive the command, so
     they count only with `include_clusters`."""
     found = _docker_leftovers(client) if client is not None else []
-    for workdir in sorted((state_root() / "backends").glob("*/")):
-        if not owner_alive(workdir):
-            found.append(Leftover("backend", workdir.name, workdir, _resources(workdir)))
-    agents = state_root() / "qos-agents"
-    for workdir in sorted(agents.glob("*/")):
-        if not owner_alive(workdir):
-            found.append(Leftover("qos-agent", workdir.name, workdir, _resources(workdir)))
-    for pid_file in sorted(agents.glob("*.pid")):
-        if PidFile(pid_file).running() is None:  # a killed daemon's: it names no one now
-            found.append(Leftover("qos-agent-pid", pid_file.stem, pid_file, []))
+    for kind, scanned in _state_scans():
+        for workdir in scanned.dead:
+            found.append(Leftover(kind, workdir.name, workdir, _resources(workdir)))
+    agents = state_root() / STATE_DIRS["qos-agent"]
+    if not agents.is_symlink():
+        for pid_file in sorted(agents.glob("*.pid")):
+            if pid_file.is_symlink():
+                continue
+            if PidFile(pid_file).running() is None:  # a killed daemon's: it names no one now
+                found.append(Leftover("qos-agent-pid", pid_file.stem, pid_file, []))
     for instance in dead_instances():
         found.append(Leftover("trace", instance.name, instance, ["block_rq_complete tracing"]))
-    for directory in _dead_data_dirs([Path(tempfile.gettempdir()), *data_bases]):
+    for directory in _data_scan(data_bases).dead:
         children = sorted(p.name for p in directory.iterdir() if p.name != OWNER_LOCK)
         found.append(Leftover("data-dir", directory.name, directory, children))
-    if include_clusters:
-        for root in sorted((state_root() / "clusters").glob("*/")):
-            found.append(Leftover("cluster", root.name, root, _resources(root)))
+    clusters = state_root() / "clusters"
+    if include_clusters and not clusters.is_symlink():
+        for root in sorted(clusters.iterdir() if clusters.is_dir() else []):
+            if root.is_dir() and not root.is_symlink():
+                found.append(Leftover("cluster", root.name, root, _resources(root)))
     return found
+
+
+def left_alone(data_bases: Sequence[Path] = ()) -> list[tuple[Path, str]]:
+    """What looks like a dead run's directory but is not provably contio's, with the
+    reason (a symbolic link, a lock file without contio's owner record, ...)."""
+    found: list[tuple[Path, str]] = []
+    for directory in STATE_DIRS.values():
+        path = state_root() / directory
+        if path.is_symlink():
+            found.append((path, "a symbolic link (contio never follows one)"))
+    for _, scanned in _state_scans():
+        found += scanned.left_alone
+    return found + _data_scan(data_bases).left_alone
+
+
+def _state_scans() -> list[tuple[str, Scan]]:
+    """The backends' and agents' workdirs under the state directory (not through a
+    link: a state directory that is one is not looked in)."""
+    scans = []
+    for kind, directory in STATE_DIRS.items():
+        path = state_root() / directory
+        if not path.is_symlink():
+            scans.append((kind, scan(path, "*", OWNER_KINDS[kind])))
+    return scans
+
+
+def _data_scan(bases: Sequence[Path]) -> Scan:
+    """`contio-*` directories under the temp directory and `bases` that contio made for
+    a run that died. Without a lock file they are not contio's (or a live run has just
+    made one and not locked it yet), and are left alone."""
+    merged = Scan()
+    seen: set[Path] = set()
+    for base in [Path(tempfile.gettempdir()), *bases]:
+        scanned = scan(base, DATA_DIR_PATTERN, DATA_DIR_KINDS)
+        for path in scanned.dead:
+            if path.resolve() not in seen:  # the same base given twice
+                seen.add(path.resolve())
+                merged.dead.append(path)
+        merged.left_alone += [e for e in scanned.left_alone if e not in merged.left_alone]
+    return merged
 
 
 def remove(leftover: Leftover, client: docker.DockerClient | None = None) -> None:
@@ -108,11 +162,15 @@ def remove(leftover: Leftover, client: docker.DockerClient | None = None) -> Non
     if leftover.kind == "trace":
         remove_instance(leftover.path)
         return
+    kinds = OWNER_KINDS.get(leftover.kind)
+    if kinds is not None:
+        # Checked again just before: the directory must still be the one found.
+        reason = why_not_owned(leftover.path, kinds)
+        if reason is not None:
+            raise BackendError(f"{leftover.path} left alone: {reason}")
     if leftover.kind in ("backend", "qos-agent"):
         UndoJournal(leftover.path / "journal.json").undo_all()
-    shutil.rmtree(leftover.path, ignore_errors=True)
-    if leftover.path.exists():
-        raise BackendError(f"could not remove {leftover.path}")
+    remove_tree(leftover.path)
 
 
 def _remove_docker(experiment: str, client: docker.DockerClient | None) -> None:
@@ -134,18 +192,6 @@ def _docker_leftovers(client: docker.DockerClient) -> list[Leftover]:
         resources += [f"volume {n}" for n in left.volumes]
         found.append(Leftover("docker", experiment, None, resources))
     return found
-
-
-def _dead_data_dirs(bases: Sequence[Path]) -> list[Path]:
-    """Directories named `contio-*` under `bases` that hold a free owner lock: a run
-    made them and died. Without a lock file they are not contio's (or a live run has
-    just made one and not locked it yet), and are left alone."""
-    found: dict[Path, None] = {}
-    for base in bases:
-        for directory in sorted(base.glob(DATA_DIR_PATTERN)):
-            if (directory / OWNER_LOCK).is_file() and not owner_alive(directory):
-                found[directory.resolve()] = None
-    return list(found)
 
 
 def _resources(directory: Path) -> list[str]:

@@ -5,6 +5,9 @@ or a Docker named volume.
   into containers.
 - `mode: device` — a block device (`device: /dev/sdX`, or `device: loop` for a loop device
   over a sparse file of `loop_size`), formatted with `format` when given, mounted by contio.
+  A device of the user's is formatted only when it is empty and unused
+  (`device_checks`), or, if it holds a file system or partition table, only with
+  `erase_existing: true`; teardown erases only the file system contio made (its UUID).
   A loop device can be made a slow device (`device_bandwidth: 200MB/s`, and/or
   `device_read_bps`, `device_write_bps`, `device_iops`): its backing file is then served
   through a FUSE file system paced to those device-wide caps (`slow_device`), so that
@@ -15,21 +18,31 @@ or a Docker named volume.
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from contio.backends import block_device, filesystem, loop_device, mountinfo, slow_device
+from contio.backends import (
+    block_device,
+    device_checks,
+    filesystem,
+    host_paths,
+    loop_device,
+    mountinfo,
+    slow_device,
+)
 from contio.backends.interface import (
     BackendOptions,
     Capabilities,
     DataLocation,
     DockerVolume,
     HostPath,
+    HostProblem,
     JournaledBackend,
 )
-from contio.errors import BackendError, BackendOptionError, QosConfigError
+from contio.errors import BackendError, QosConfigError
 from contio.qos.limits import ALLOWED_RATE, parse_rate
 
 DEVICE_CAPS = ("device_bandwidth", "device_read_bps", "device_write_bps", "device_iops")
@@ -57,8 +70,20 @@ class LocalOptions(BackendOptions):
     device_iops: int | str | None = None
     """`device: loop` only: cap the device's requests per second (reads and writes)."""
     format: Literal["xfs", "ext4"] | None = None
+    erase_existing: bool = False
+    """A device of the user's only: format it even though it holds a file system or a
+    partition table (everything on it is lost). Never lifts the refusal of a device
+    in use (mounted, held, partitioned, swap)."""
     mkfs_options: list[str] = Field(default_factory=list)
     mount_options: list[str] = Field(default_factory=list)
+
+    @field_validator("mkfs_options")
+    @classmethod
+    def _no_uuid(cls, value: list[str]) -> list[str]:
+        problem = filesystem.uuid_option_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("loop_size")
     @classmethod
@@ -97,6 +122,12 @@ class LocalOptions(BackendOptions):
             )
             if self.device == "loop" and small:
                 raise ValueError(f"{small}; 'loop_size' is {self.loop_size}")
+        if self.erase_existing and (self.device in (None, "loop") or self.format is None):
+            raise ValueError(
+                "'erase_existing' lets 'format' erase a device you name (mode 'device', "
+                f"a /dev path, and 'format'), not {self._where()}"
+                + ("" if self.format else " without 'format'")
+            )
         if self.loop_direct_io and self.device != "loop":
             raise ValueError("'loop_direct_io' applies to 'device: loop' only")
         for name in DEVICE_CAPS:
@@ -122,6 +153,32 @@ class LocalBackend(JournaledBackend):
     options_model = LocalOptions
     options: LocalOptions
     capabilities = Capabilities(docker_volumes=True)
+    path_options = ("path",)
+
+    @classmethod
+    def host_problems(cls, options: BackendOptions) -> list[HostProblem]:
+        assert isinstance(options, LocalOptions)
+        if options.mode == "directory" and options.path is not None:
+            problem = host_paths.directory_problem(options.path)
+            return [("path", problem)] if problem else []
+        if options.mode != "device" or options.device in (None, "loop"):
+            return []
+        device = str(options.device)
+        if options.format is None:
+            problem = device_checks.mount_problem(device)
+            return [("device", problem)] if problem else []
+        problem = device_checks.format_problem(device, options.erase_existing)
+        if problem:
+            return [("device", problem)]
+        small = device_checks.size_problem(device, options.format)
+        return [("format", small)] if small else []
+
+    @classmethod
+    def plan_notes(cls, options: BackendOptions) -> list[str]:
+        assert isinstance(options, LocalOptions)
+        if options.mode != "device" or options.device in (None, "loop") or not options.format:
+            return []
+        return [device_checks.erase_note(str(options.device), options.format)]
 
     @classmethod
     def volume_option(cls, options: BackendOptions) -> tuple[str, str] | None:
@@ -144,8 +201,7 @@ class LocalBackend(JournaledBackend):
             self._provision_device()
 
     def _provision_directory(self, base: Path) -> None:
-        if not base.is_dir():
-            raise BackendOptionError(self.name, "path", f"{base} is not an existing directory")
+        self.refuse_host_problems()
         self._root = base.resolve() / f"contio-{self.instance}"
         self._root.mkdir()
         self.journal.record("dir", path=str(self._root))
@@ -164,21 +220,18 @@ class LocalBackend(JournaledBackend):
                 self._slow, image = slow, slow.file
             device = loop_device.attach_file(image, self.journal, direct_io=opts.loop_direct_io)
         else:
+            self.refuse_host_problems()  # again: the device may have changed since the plan
             device = str(opts.device)
-            if not block_device.is_block_device(device):
-                raise BackendOptionError(self.name, "device", f"{device} is not a block device")
         self._device = device
         if opts.format:
-            size = block_device.describe(device)["size_bytes"]
-            small = size is not None and filesystem.too_small(opts.format, size)
-            if small:
-                raise BackendOptionError(
-                    self.name, "format", f"{small}; {device} has {size / 1024**2:g}MiB"
-                )
+            made = str(uuid.uuid4())
             if opts.device != "loop":
-                # The file system is contio's: remove its signature at teardown.
-                self.journal.record("fs-signature", device=device)
-            filesystem.make_filesystem(opts.format, device, opts.mkfs_options)
+                # Recorded first: teardown (or cleanup after a crash) erases the file
+                # system with this UUID, and nothing else, from the user's device.
+                self.journal.record("fs-signature", device=device, type=opts.format, uuid=made)
+            filesystem.make_filesystem(
+                opts.format, device, opts.mkfs_options, uuid=made, force=opts.erase_existing
+            )
         self._root = self.workdir / "mnt"
         filesystem.mount(device, self._root, self.journal, opts.format, opts.mount_options)
 

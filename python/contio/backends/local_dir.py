@@ -2,22 +2,24 @@
 
 Each load gets a fresh directory under one private root (`contio-<name>-XXXX`)
 that the backend makes inside the base directory; teardown removes that root and
-nothing else. The root holds its owner lock (`contio.backends.owner_lock`) until then,
-so `contio cleanup` removes the root of a run that was killed, and no other.
+nothing else. The root holds its owner lock (`contio.backends.owner_lock`, with
+contio's owner record) until then, so `contio cleanup` removes the root of a run that
+was killed, and no other. In a spec, a relative `path` is relative to the spec's folder.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from pydantic import field_validator
 
-from contio.backends.interface import BackendOptions, StorageBackend
+from contio.backends.host_paths import directory_problem
+from contio.backends.interface import BackendOptions, HostProblem, StorageBackend
+from contio.backends.owned_dirs import remove_tree
 from contio.backends.owner_lock import OwnerLock
 from contio.errors import BackendError
 
@@ -68,6 +70,13 @@ class LocalDirBackend(StorageBackend):
     name = "local-dir"
     options_model = LocalDirOptions
     options: LocalDirOptions
+    path_options = ("path",)
+
+    @classmethod
+    def host_problems(cls, options: BackendOptions) -> list[HostProblem]:
+        assert isinstance(options, LocalDirOptions)
+        problem = directory_problem(options.path or Path(tempfile.gettempdir()))
+        return [("path", problem)] if problem else []
 
     def __init__(
         self, options: LocalDirOptions, workdir: Path | None = None, experiment: str = "contio"
@@ -88,11 +97,12 @@ class LocalDirBackend(StorageBackend):
         """Make the private root under the base directory (first call only)."""
         if self._root is not None:
             return
+        self.refuse_host_problems()
         try:
             self._root = Path(tempfile.mkdtemp(prefix=f"contio-{self.experiment}-", dir=self.base))
         except OSError as exc:
             raise BackendError(f"cannot create a data directory in {self.base}: {exc}") from exc
-        self._owner = OwnerLock(self._root)
+        self._owner = OwnerLock(self._root, "local-dir")
         self._owner.acquire()
 
     def new_directory(self, label: str) -> Path:
@@ -107,7 +117,7 @@ class LocalDirBackend(StorageBackend):
     def release(self, path: Path) -> None:
         """Remove one directory (data of a finished load group)."""
         if self._root is not None and self._root in path.parents:
-            shutil.rmtree(path, ignore_errors=True)
+            remove_tree(path)
 
     def describe(self) -> dict[str, Any]:
         """Path, file system type, device and free space of the base directory."""
@@ -126,7 +136,7 @@ class LocalDirBackend(StorageBackend):
     def teardown(self) -> None:
         """Remove the private root and everything in it."""
         if self._root is not None:
-            shutil.rmtree(self._root, ignore_errors=True)
+            remove_tree(self._root)
             self._root = None
         if self._owner is not None:
             self._owner.release()

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from contio.backends import mountinfo
-from contio.backends.interface import BackendOptions, JournaledBackend
-from contio.errors import BackendOptionError
+from contio.backends.host_paths import directory_problem
+from contio.backends.interface import BackendOptions, HostProblem, JournaledBackend
 
 
 class PathOptions(BackendOptions):
@@ -28,6 +28,21 @@ class PathBackend(JournaledBackend):
     name = "path"
     options_model = PathOptions
     options: PathOptions
+    path_options = ("path",)
+
+    @classmethod
+    def host_problems(cls, options: BackendOptions) -> list[HostProblem]:
+        assert isinstance(options, PathOptions)
+        base = options.path
+        problem = directory_problem(base)
+        if problem:
+            return [("path", problem)]
+        mount = mountinfo.mount_of(base)
+        wanted = options.require_fstype
+        if wanted and (mount is None or mount.fstype != wanted):
+            found = mount.fstype if mount else "unknown"
+            return [("require_fstype", f"{base} is on '{found}', not '{wanted}'")]
+        return []
 
     def __init__(
         self, options: PathOptions, workdir: Path | None = None, experiment: str = "contio"
@@ -36,16 +51,7 @@ class PathBackend(JournaledBackend):
         self._root = options.path / f"contio-{self.instance}"
 
     def build(self) -> None:
-        base = self.options.path
-        if not base.is_dir():
-            raise BackendOptionError(self.name, "path", f"{base} is not an existing directory")
-        mount = mountinfo.mount_of(base)
-        wanted = self.options.require_fstype
-        if wanted and (mount is None or mount.fstype != wanted):
-            found = mount.fstype if mount else "unknown"
-            raise BackendOptionError(
-                self.name, "require_fstype", f"{base} is on '{found}', not '{wanted}'"
-            )
+        self.refuse_host_problems()
         self._root.mkdir()
         self.journal.record("dir", path=str(self._root))
 

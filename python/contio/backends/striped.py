@@ -9,6 +9,7 @@ description records which stack was used and why.
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,19 +18,20 @@ from pydantic import Field, field_validator, model_validator
 from contio.backends import (
     block_device,
     command,
+    device_checks,
     device_mapper,
     filesystem,
     loop_device,
     mountinfo,
 )
-from contio.backends.interface import BackendOptions, JournaledBackend
+from contio.backends.interface import BackendOptions, HostProblem, JournaledBackend
 from contio.backends.striping_commands import (
     BTRFS_STRIPE_BYTES,
     btrfs_raid0_argv,
     lvm_argvs,
     lvm_device_path,
 )
-from contio.errors import BackendOptionError, BackendUnavailableError
+from contio.errors import BackendUnavailableError
 from contio.yaml_input import Integer
 
 DEFAULT_STRIPE = "64KiB"
@@ -46,8 +48,19 @@ class StripedOptions(BackendOptions):
     """Loop devices only: each reads and writes its backing file with O_DIRECT (as the
     `local` backend's option), so direct I/O on the stripe set reaches the disk below."""
     stripe_size: str = DEFAULT_STRIPE
+    erase_existing: bool = False
+    """`devices` only: use them even though they hold file systems or partition tables
+    (everything on them is lost); a device in use is refused all the same."""
     mkfs_options: list[str] = Field(default_factory=list)
     mount_options: list[str] = Field(default_factory=list)
+
+    @field_validator("mkfs_options")
+    @classmethod
+    def _no_uuid(cls, value: list[str]) -> list[str]:
+        problem = filesystem.uuid_option_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("loop_size")
     @classmethod
@@ -69,6 +82,8 @@ class StripedOptions(BackendOptions):
             raise ValueError("'devices' needs at least 2 devices to stripe over (or none: loops)")
         if len(set(self.devices)) != len(self.devices):
             raise ValueError("'devices' lists a device twice")
+        if self.erase_existing and not self.devices:
+            raise ValueError("'erase_existing' applies to 'devices' you name, not to loop devices")
         if self.devices and self.loop_direct_io:
             raise ValueError("'loop_direct_io' applies to loop devices only (no 'devices')")
         stripe = filesystem.parse_size(self.stripe_size)
@@ -77,12 +92,56 @@ class StripedOptions(BackendOptions):
         return self
 
 
+def _size_problems(options: StripedOptions) -> list[HostProblem]:
+    """Whether the devices can hold the file system: btrfs needs a minimum on each
+    member, XFS on the striped LV (about the devices' total)."""
+    method = options.method
+    if method == "auto":
+        method = "lvm" if device_mapper.probe().available else "btrfs"
+    if options.devices:
+        described = [block_device.describe(d)["size_bytes"] for d in options.devices]
+        if None in described:
+            return []  # a size the kernel does not give: mkfs says it, if it must
+        sizes = [
+            (f"devices[{i}]", device, size)
+            for i, (device, size) in enumerate(zip(options.devices, described, strict=True))
+        ]
+    else:
+        each = filesystem.parse_size(options.loop_size)
+        sizes = [("loop_size", "each loop device", each)] * options.loop_count
+    if method == "btrfs":
+        for option, what, size in sizes:
+            small = filesystem.too_small("btrfs", size)
+            if small:
+                return [(option, f"{small} on each device; {what} has {size / 1024**2:g}MiB")]
+        return []
+    total = sum(size for _, _, size in sizes)
+    small = filesystem.too_small("xfs", total)
+    option = "devices" if options.devices else "loop_size"
+    return [(option, f"{small}; the devices have {total / 1024**2:g}MiB")] if small else []
+
+
 class StripedBackend(JournaledBackend):
     """LVM striped LV + XFS where device-mapper exists, else btrfs RAID0."""
 
     name = "striped"
     options_model = StripedOptions
     options: StripedOptions
+
+    @classmethod
+    def host_problems(cls, options: BackendOptions) -> list[HostProblem]:
+        assert isinstance(options, StripedOptions)
+        problems = []
+        for i, device in enumerate(options.devices):
+            problem = device_checks.format_problem(device, options.erase_existing)
+            if problem:
+                problems.append((f"devices[{i}]", problem))
+        return problems or _size_problems(options)
+
+    @classmethod
+    def plan_notes(cls, options: BackendOptions) -> list[str]:
+        assert isinstance(options, StripedOptions)
+        return [device_checks.erase_note(d, "a striped file system") for d in options.devices]
 
     def __init__(
         self, options: StripedOptions, workdir: Path | None = None, experiment: str = "contio"
@@ -116,9 +175,7 @@ class StripedBackend(JournaledBackend):
 
     def _devices(self) -> list[str]:
         if self.options.devices:
-            for dev in self.options.devices:
-                if not block_device.is_block_device(dev):
-                    raise BackendOptionError(self.name, "devices", f"{dev} is not a block device")
+            self.refuse_host_problems()  # again: the devices may have changed since the plan
             return list(self.options.devices)
         size = filesystem.parse_size(self.options.loop_size)
         return [
@@ -146,17 +203,22 @@ class StripedBackend(JournaledBackend):
         command.run(vgcreate)
         command.run(lvcreate)
         lv = lvm_device_path(vg, "data")
-        filesystem.make_filesystem("xfs", lv, self.options.mkfs_options)
+        filesystem.make_filesystem("xfs", lv, self.options.mkfs_options)  # a new, wiped LV
         filesystem.mount(lv, self._mount, self.journal, "xfs", self.options.mount_options)
 
     def _build_btrfs(self) -> None:
         command.require_program("mkfs.btrfs", "btrfs-progs")
         self.journal.record("btrfs-members", devices=self.devices)
+        made = str(uuid.uuid4())
         if self.options.devices:  # the user's disks keep no contio file system afterwards
             for dev in self.devices:
-                self.journal.record("fs-signature", device=dev)
+                self.journal.record("fs-signature", device=dev, type="btrfs", uuid=made)
         label = self.instance[:255]
-        command.run(btrfs_raid0_argv(self.devices, label, self.options.mkfs_options))
+        argv = btrfs_raid0_argv(
+            self.devices, label, self.options.mkfs_options,
+            uuid=made, force=self.options.erase_existing,
+        )  # fmt: skip
+        command.run(argv)
         # Naming every member lets the mount succeed without a prior `btrfs device scan`.
         options = [f"device={d}" for d in self.devices] + list(self.options.mount_options)
         filesystem.mount(self.devices[0], self._mount, self.journal, "btrfs", options)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from contio.backends import filesystem
+
 # btrfs RAID0 writes data in fixed 64 KiB stripe elements; it cannot be configured.
 BTRFS_STRIPE_BYTES = 64 * 1024
 
@@ -32,6 +34,15 @@ def lvm_device_path(vg: str, lv: str) -> str:
     return f"/dev/{vg}/{lv}"
 
 
-def btrfs_raid0_argv(devices: Sequence[str], label: str, extra: Sequence[str] = ()) -> list[str]:
-    """mkfs.btrfs with RAID0 data and metadata over every device."""
-    return ["mkfs.btrfs", "-f", "-q", "-L", label, "-d", "raid0", "-m", "raid0", *extra, *devices]
+def btrfs_raid0_argv(
+    devices: Sequence[str],
+    label: str,
+    extra: Sequence[str] = (),
+    *,
+    uuid: str | None = None,
+    force: bool = False,
+) -> list[str]:
+    """mkfs.btrfs with RAID0 data and metadata over every device, with file system `uuid`
+    (None: mkfs draws one); `force` overwrites signatures on the devices."""
+    raid0 = ["-L", label, "-d", "raid0", "-m", "raid0", *extra]
+    return filesystem.mkfs_argv("btrfs", devices, raid0, uuid=uuid, force=force)

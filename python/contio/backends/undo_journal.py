@@ -12,7 +12,6 @@ import contextlib
 import importlib
 import json
 import os
-import shutil
 import signal
 import time
 from collections.abc import Callable
@@ -20,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from contio.backends import command, mountinfo
+from contio.backends.device_contents import wipe_own_signature
+from contio.backends.owned_dirs import remove_tree
 from contio.errors import BackendError
 
 Entry = dict[str, Any]
@@ -85,8 +86,8 @@ def describe_entry(entry: Entry) -> str:
 
 
 def _remove_dir(entry: Entry) -> None:
-    if Path(entry["path"]).exists():
-        shutil.rmtree(entry["path"])
+    # Never through a symbolic link, never into a file system still mounted inside.
+    remove_tree(Path(entry["path"]))
 
 
 def _remove_file(entry: Entry) -> None:
@@ -114,7 +115,11 @@ def _forget_btrfs(entry: Entry) -> None:
 
 
 def _wipe_signatures(entry: Entry) -> None:
-    command.run(["wipefs", "--all", "--quiet", entry["device"]])
+    # Only the file system contio made (its type and UUID): one made on the device since
+    # (after a crash, before `contio cleanup`) is the user's. An entry of an older contio
+    # names no UUID: its signature is left rather than guessed at.
+    if "uuid" in entry:
+        wipe_own_signature(entry["device"], entry["type"], entry["uuid"])
 
 
 def _remove_volume_group(entry: Entry) -> None:

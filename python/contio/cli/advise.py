@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -125,7 +126,7 @@ def _print(console: Console, advice: Advice, checked: Evaluation | None, objecti
                    "worst member; weighted: Σ weight × normalized (--weight).")  # fmt: skip
 @click.option("--weight", "weights", multiple=True, metavar="NAME=W",
               help="A member's weight for --objective weighted (default 1).")  # fmt: skip
-@click.option("--cores", type=float, default=None,
+@click.option("--cores", default=None, metavar="FLOAT",
               help="CPUs of each host [default: this machine's].")  # fmt: skip
 @click.option("--check", "check", multiple=True, metavar="NAME=PLACE",
               help="Evaluate this placement too (every member given a place).")  # fmt: skip
@@ -139,7 +140,7 @@ def _print(console: Console, advice: Advice, checked: Evaluation | None, objecti
                    "contio-calibration/1 file) [default: the uncalibrated ones].")  # fmt: skip
 def advise_command(
     profiles: tuple[Path, ...], places: str | None, backends_file: Path | None, validate: bool,
-    results_dir: Path, objective: str, weights: tuple[str, ...], cores: float | None,
+    results_dir: Path, objective: str, weights: tuple[str, ...], cores: str | None,
     check: tuple[str, ...], sharing: str, calibration: Path | None,
 ) -> None:  # fmt: skip
     """Recommend which of the profiled applications share which disk.
@@ -181,7 +182,9 @@ def advise_command(
             raise UsageError(
                 f"--check: {', '.join(unknown)} not among --places ({', '.join(place_list)})"
             )
-    host_cores = cores if cores is not None else float(os.cpu_count() or 1)
+    host_cores = (
+        positive_number("--cores", cores) if cores is not None else float(os.cpu_count() or 1)
+    )
     constants = load_calibration(calibration).model_constants if calibration else DEFAULT_CONSTANTS
     if sharing != "auto":
         constants = replace(constants, sharing=sharing)
@@ -295,10 +298,16 @@ def validation_summary(checks: list[PlacementCheck]) -> list[str]:
 
 
 def _weight(text: str) -> float:
+    return positive_number("--weight", text)
+
+
+def positive_number(option: str, text: str) -> float:
+    """`text` as a finite number above 0 (`inf` and `nan` are floats to Python, not
+    weights or CPU counts); `UsageError` naming `option` otherwise."""
     try:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not value > 0:
-        raise UsageError(f"--weight: {text!r} is not a positive number")
+    if not (math.isfinite(value) and value > 0):
+        raise UsageError(f"{option}: {text!r} is not a positive number")
     return value

@@ -7,6 +7,7 @@ import json
 import click
 import yaml
 
+from contio.backends import registry
 from contio.cli.root import cli
 from contio.errors import BackendOptionError
 from contio.experiment.checks import backend_option_defaults, backend_options, backend_types
@@ -31,7 +32,9 @@ def list_backends() -> None:
 @click.argument("name")
 @click.argument("options", nargs=-1)
 def check(name: str, options: tuple[str, ...]) -> None:
-    """Validate NAME's OPTIONS (KEY=VALUE, values in YAML: 3, [a, b]) and print them in full."""
+    """Validate NAME's OPTIONS (KEY=VALUE, values in YAML: 3, [a, b]) against the
+    backend and this host (a path that exists, a device that holds no data), and print
+    them in full."""
     raw = {}
     for item in options:
         key, sep, value = item.partition("=")
@@ -41,4 +44,7 @@ def check(name: str, options: tuple[str, ...]) -> None:
             raw[key] = read_yaml(value)
         except yaml.YAMLError as exc:
             raise BackendOptionError(name, key, f"value is not YAML: {exc}") from None
-    click.echo(json.dumps(backend_options(name, raw), indent=2))
+    checked = backend_options(name, raw)
+    for option, message in registry.host_problems({"type": name, **raw}):
+        raise BackendOptionError(name, option, message)  # what a spec's plan would refuse
+    click.echo(json.dumps(checked, indent=2))

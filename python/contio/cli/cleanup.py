@@ -37,9 +37,14 @@ def cleanup(clusters: bool, data_dirs: tuple[Path, ...], dry_run: bool) -> None:
     local-dir data directories (`contio-*` under the temp directory).
 
     What belongs to a run still going is left alone: its backends and directories hold
-    an owner lock, its Docker resources are labelled with its process. Docker is checked
-    only when an engine answers (it is never started for this)."""
+    an owner lock, its Docker resources are labelled with its process. A directory is
+    removed only when it is a real directory (a symbolic link is never followed) whose
+    lock file holds the owner record contio wrote for it; others named like one are
+    listed as left alone. Docker is checked only when an engine answers (it is never
+    started for this)."""
     client = _docker_client()
+    for path, reason in leftovers.left_alone(data_dirs):
+        click.echo(f"left alone: {path}: {reason}", err=True)
     try:
         found = leftovers.find(clusters, data_dirs, client)
         if not found:

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from contio.cli.root import cli
 from contio.errors import BackendOptionError
+from contio.experiment.validation_errors import reworded
 from contio.gluster import local_cluster
 from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
 
@@ -25,8 +26,7 @@ def _config(**fields: Any) -> Any:
     except ValidationError as exc:
         err = exc.errors()[0]
         option = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
-        message = str(err["msg"]).removeprefix("Value error, ")
-        raise BackendOptionError("cluster", option, message) from None
+        raise BackendOptionError("cluster", option, reworded(err, LocalClusterConfig)) from None
 
 
 @cluster.command()

@@ -20,6 +20,7 @@ from contio.cli.run import (
     write_final_report,
 )
 from contio.errors import ContioError, SpecError, UsageError
+from contio.output_files import check_output
 from contio.profile.application import DEFAULT_COUNTS, profiling_spec
 from contio.profile.calibration import (
     Calibration,
@@ -131,12 +132,12 @@ def profile(
     experiment, text = load_spec(spec_path, spec_profile)
     experiment = profiling_spec(experiment, counts, str(spec_path))
     output = (output or Path(f"{experiment.name}.profile.json")).resolve()
+    check_output(output, make_parent=True)  # before the run, not after it
     results_dir = results_dir.resolve()  # mounted into containers: absolute
     runner = Runner(experiment, text, results_dir, profile=spec_profile, trace_requests=True)
     console = Console() if Console().is_terminal else Console(width=160)
     outcome = run_to_the_end(runner)
     found = distill(outcome.folder.path)
-    output.parent.mkdir(parents=True, exist_ok=True)
     found.dump(output)
     console.print(profile_table(found))
     if found.saturation_containers is not None:
@@ -177,6 +178,7 @@ def _pairs(paths: list[Path], output: Path | None, results_dir: Path) -> None:
     found_pairs = pairs_of(profiles)
     spec, text = together(pairs_spec("profile-pairs", found_pairs, backend))
     output = (output or Path("calibration.json")).resolve()
+    check_output(output, make_parent=True)
     runner = Runner(spec, text, results_dir.resolve())
     outcome = run_to_the_end(runner)
     folder = outcome.folder.path
@@ -201,7 +203,6 @@ def _pairs(paths: list[Path], output: Path | None, results_dir: Path) -> None:
     calibration = calibration_document(
         fitted, found_pairs, measured, cores, backend, folder, used, created
     )
-    output.parent.mkdir(parents=True, exist_ok=True)
     calibration.dump(output)
     console = Console() if Console().is_terminal else Console(width=160)
     console.print(calibration_table(calibration))

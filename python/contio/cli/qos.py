@@ -19,6 +19,7 @@ from contio.cli.root import cli
 from contio.errors import QosConfigError
 from contio.middleware import deployment as middleware
 from contio.middleware import services
+from contio.middleware.coordinator import check_tenant_name
 from contio.qos.limits import parse_rate
 from contio.qos.policy import POLICIES
 from contio.qos.priority import PRIORITY_MAX, PRIORITY_MIN
@@ -64,8 +65,12 @@ def up(cluster: str, policy: str, capacity: str | None, inventory: Path | None,
 @qos.command()
 @CLUSTER
 def down(cluster: str) -> None:
-    """Stop the agents (removing every cgroup and throttle) and the coordinator."""
-    if middleware.down(cluster):
+    """Stop the agents (removing every cgroup and throttle) and the coordinator; remove
+    what agents that had died left."""
+    stopped = middleware.down(cluster)
+    for note in stopped.notes:
+        click.echo(note)
+    if stopped.was_up:
         click.echo(f"I/O middleware on '{cluster}' stopped; tenants and policy are kept")
     else:
         click.echo(f"the I/O middleware is not up on '{cluster}'")
@@ -113,6 +118,10 @@ def _status_table(state: dict[str, Any]) -> Table:
 def set_tenant(cluster: str, tenant: str, priority: int, reservation: str | None,
                limit: str | None) -> None:  # fmt: skip
     """Add a tenant or change its priority, reservation or limit."""
+    check_tenant_name(tenant)  # what the command line can judge, before the cluster
+    for option, value in (("--reservation", reservation), ("--limit", limit)):
+        if value is not None:
+            parse_rate(option, value)
     middleware.Deployment.load(cluster).client.set_tenant(tenant, priority, reservation, limit)
     bounds = [f"{word} {value}" for word, value in (("reservation", reservation),
                                                      ("limit", limit)) if value]  # fmt: skip
@@ -124,6 +133,7 @@ def set_tenant(cluster: str, tenant: str, priority: int, reservation: str | None
 @click.argument("tenant")
 def remove(cluster: str, tenant: str) -> None:
     """Remove a tenant (its VNodes go at the agents' next interval)."""
+    check_tenant_name(tenant)
     middleware.Deployment.load(cluster).client.remove_tenant(tenant)
     click.echo(f"tenant {tenant} removed")
 

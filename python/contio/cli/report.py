@@ -8,7 +8,7 @@ import click
 
 from contio.cli.root import cli
 from contio.errors import UsageError
-from contio.report.output import check_output
+from contio.output_files import check_output
 from contio.results.index import INDEX_FILE
 
 FOLDER = click.Path(file_okay=False, exists=True, path_type=Path)

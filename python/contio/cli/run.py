@@ -36,9 +36,19 @@ def results_dir_option(help_text: str) -> Callable[[F], F]:
     """`--results-dir`: where a command's results folder goes (default `results`, relative
     to where contio runs)."""
     return click.option(
-        "--results-dir", type=click.Path(file_okay=False, path_type=Path),
+        "--results-dir", type=NamedFolder(file_okay=False, path_type=Path),
         default=Path("results"), show_default=True, help=help_text,
     )  # fmt: skip
+
+
+class NamedFolder(click.Path):
+    """A folder option that refuses an empty name: `Path('')` is the working folder, and
+    `contio run --results-dir ''` put its results folder there."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail(f"{value!r} names no folder; give one (default: results)", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def load_spec(spec: Path | None, profile: str | None) -> tuple[ExperimentSpec, str]:
@@ -95,6 +105,36 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
                 err=True,
             )
         sys.exit(128 + exc.signum)
+    try:
+        _show_outcome(experiment, outcome, console)
+    except KeyboardInterrupt:
+        # Everything measured is in the folder; only the report and findings are missing.
+        click.echo(
+            f"interrupted while writing the report; the results are complete in "
+            f"{outcome.folder.path} (`contio report {outcome.folder.path}` writes it)",
+            err=True,
+        )
+        sys.exit(130)
+    if outcome.interrupted is not None:
+        click.echo(
+            f"interrupted by signal {outcome.interrupted} during the teardown, after every "
+            f"cell had ended: the teardown finished and the results and report are complete "
+            f"in {outcome.folder.path}",
+            err=True,
+        )
+        sys.exit(128 + outcome.interrupted)
+    failed = [s for s in outcome.summaries if s.status == "failed"]
+    if failed:
+        click.echo(
+            f"{len(failed)} of {len(outcome.summaries)} cells failed (reasons above); "
+            f"`contio run --resume {outcome.folder.path}` tries them again",
+            err=True,
+        )
+        sys.exit(1)
+
+
+def _show_outcome(experiment: ExperimentSpec, outcome: RunOutcome, console: Console) -> None:
+    """The tables, the headline and findings, the folder and its report."""
     console.print(results_table(outcome.summaries))
     analysis = Analysis(experiment.analysis.t_test, experiment.analysis.baseline)
     comparison = comparison_table(outcome.summaries, analysis)
@@ -107,27 +147,49 @@ def run(spec: Path | None, profile: str | None, results_dir: Path, resume: Path 
     if found is not None:
         console.print(found, highlight=False, markup=False, soft_wrap=True)
     write_final_findings(outcome.folder.path, console)
+    warn_unapplied_warmup(experiment, outcome.folder.path)
     console.print(f"results: {outcome.folder.path}", highlight=False, soft_wrap=True)
     write_final_report(outcome.folder.path)
-    failed = [s for s in outcome.summaries if s.status == "failed"]
-    if failed:
+
+
+def warn_unapplied_warmup(experiment: ExperimentSpec, folder: Path) -> None:
+    """Say when run phases were too short for the warm-up to be left out of them (a
+    phase bounded by operations, whose length `contio plan` cannot know)."""
+    if int(experiment.warmup_seconds) <= 0:
+        return
+    index = ResultsIndex.open(folder)
+    try:
+        runs = [p for p in index.phases("run") if p["status"] == "ok"]
+    finally:
+        index.close()
+    whole = [p for p in runs if not p["warmup_excluded_s"]]
+    if whole:
         click.echo(
-            f"{len(failed)} of {len(outcome.summaries)} cells failed (reasons above); "
-            f"`contio run --resume {outcome.folder.path}` tries them again",
+            f"warning: {len(whole)} of {len(runs)} run phases lasted less than warmup_seconds "
+            f"({experiment.warmup_seconds:g}) + 1 s: they are counted whole, warm-up included "
+            "(warmup_excluded_s 0 in repetitions.csv); raise operationcount or lower "
+            "warmup_seconds",
             err=True,
         )
-        sys.exit(1)
 
 
 def run_to_the_end(runner: Runner) -> RunOutcome:
     """`runner`'s run; on Ctrl-C or SIGTERM, where the completed phases are kept, and exit
     128 + the signal (for commands that run an experiment as one of their steps)."""
     try:
-        return runner.run()
+        outcome = runner.run()
     except Interrupted as exc:
         if runner.folder is not None:
             click.echo(f"interrupted; completed phases kept in {runner.folder.path}", err=True)
         sys.exit(128 + exc.signum)
+    if outcome.interrupted is not None:
+        click.echo(
+            f"interrupted during the teardown; the run's results are complete in "
+            f"{outcome.folder.path}",
+            err=True,
+        )
+        sys.exit(128 + outcome.interrupted)
+    return outcome
 
 
 def final_checks(folder: Path) -> RunChecks | None:

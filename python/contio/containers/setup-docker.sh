@@ -5,12 +5,14 @@
 #
 # Environment:
 #   CONTIO_DOCKER_LOG      where dockerd's output goes (default ~/.cache/contio/logs/dockerd.log)
-#   CONTIO_DOCKER_TIMEOUT  seconds to wait for the engine to answer (default 60)
+#   CONTIO_DOCKER_TIMEOUT  seconds to wait for the engine to answer (default 300: a dockerd
+#                          restoring containers or a swarm from an earlier boot serves its
+#                          API only after that, which took over 60 s on a loaded 2-core CI host)
 # Exit codes: 0 the engine answers, 1 it could not be started, 2 not root and something is missing.
 set -euo pipefail
 
 log="${CONTIO_DOCKER_LOG:-${HOME}/.cache/contio/logs/dockerd.log}"
-timeout_s="${CONTIO_DOCKER_TIMEOUT:-60}"
+timeout_s="${CONTIO_DOCKER_TIMEOUT:-300}"
 socket=/var/run/docker.sock
 
 engine_answers() {
@@ -47,7 +49,12 @@ if ! pgrep -x dockerd >/dev/null; then
 fi
 
 deadline=$((SECONDS + timeout_s))
+next_note=$((SECONDS + 30))
 until engine_answers; do
+    if ((SECONDS >= next_note)); then
+        echo "setup-docker: waiting for dockerd to answer ($((deadline - SECONDS))s left; log: $log)" >&2
+        next_note=$((SECONDS + 30))
+    fi
     if ((SECONDS >= deadline)); then
         echo "setup-docker: dockerd did not answer within ${timeout_s}s; last log lines:" >&2
         tail -n 20 "$log" >&2 || true

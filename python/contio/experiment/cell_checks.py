@@ -8,14 +8,20 @@ a backend level
 that hands out Docker volumes needs containers too; block I/O groups are applied to
 local process groups (runtime `process`). Each problem names the field that brought
 the level in (`factors.target[1]`, `mixes.pair[0].target`, `backends.nfs.mount_via`,
-`factors.io_controls[0]`), once, however many cells share it.
+`factors.io_controls[0]`), once, however many cells share it. Before those: whether
+this host can start each cell's containers (`contio.experiment.host_limits`); after:
+what each distinct container runs (`contio.experiment.member_checks`).
 """
 
 from __future__ import annotations
 
+from contio.backends import registry
 from contio.errors import InvalidSpecError, SpecError
 from contio.experiment.checks import docker_volume_option
+from contio.experiment.host_limits import capacity_problems
 from contio.experiment.matrix import Cell, Member, expand
+from contio.experiment.member_checks import member_problems
+from contio.experiment.space_checks import space_problems
 from contio.experiment.spec import ExperimentSpec
 from contio.workload.cstress_kind import CSTRESS_TARGETS
 from contio.workload.tpcc_kind import TPCC_TARGETS
@@ -33,11 +39,35 @@ def check_cells(spec: ExperimentSpec) -> list[SpecError]:
         cells = expand(spec)
     except InvalidSpecError as exc:
         return list(exc.problems)
+    too_many = capacity_problems(spec, cells)
+    if too_many:
+        return too_many  # checked first: what follows looks at every container
     found: dict[str, SpecError] = {}
+    members: dict[Member, Cell] = {}
     for cell in cells:
         for problem in _cell_problems(spec, cell):
             found.setdefault(str(problem), problem)
-    return list(found.values())
+        for member in cell.members:
+            members.setdefault(member, cell)
+    for member, cell in members.items():
+        for problem in member_problems(spec, cell, member):
+            found.setdefault(str(problem), problem)
+    host = _backend_host_problems(spec, cells)
+    return list(found.values()) + host + ([] if host else space_problems(spec, cells))
+
+
+def _backend_host_problems(spec: ExperimentSpec, cells: list[Cell]) -> list[SpecError]:
+    """What this host lacks for each backend level a cell uses (`registry.host_problems`:
+    a missing path or device, a device that holds data or is in use): refused by
+    `contio plan` and `contio run` alike, before anything is made."""
+    problems = []
+    used = [c.level["backend"] for c in cells]
+    used += [m.backend for c in cells for m in c.members if m.backend]  # a mix member's own
+    for name in dict.fromkeys(used):
+        prefix = "backend" if not spec.backends else f"backends.{name}"
+        for option, message in registry.host_problems(spec.backend_definitions()[name]):
+            problems.append(SpecError(f"{prefix}.{option}", message))
+    return problems
 
 
 def _cell_problems(spec: ExperimentSpec, cell: Cell) -> list[SpecError]:

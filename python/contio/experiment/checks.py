@@ -9,6 +9,7 @@ Once the fields are consistent, `contio.experiment.load` checks the cells themse
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any, get_args
@@ -17,13 +18,17 @@ from contio.backends import registry
 from contio.errors import BackendOptionError, SpecError
 from contio.experiment.findings import defined_levels, finding_problems
 from contio.experiment.matrix import DATASET_PROPERTIES
-from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS, memory_bytes
+from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS, PropertyValue, memory_bytes
 from contio.experiment.spec import (
     LOCAL_DIR,
+    RESERVED_PROPERTIES,
     ExperimentSpec,
     RuntimeType,
+    engine_value,
 )
 from contio.targets.engine_targets import DATABASE_BINDINGS, EMBEDDED_ENGINES
+from contio.workload.engine_files import engine_file_problem
+from contio.workload.fio_options import fio_option_problem, sysbench_option_problem
 
 _STOP_PROPERTIES = ("operationcount", "maxexecutiontime")
 
@@ -57,11 +62,13 @@ def cross_check(spec: ExperimentSpec, base_dir: Path) -> list[SpecError]:
     problems += _check_shorthands(spec)
     problems += _check_levels(spec)
     problems += _check_stop(spec)
+    problems += _check_warmup(spec)
     problems += _check_cell_lists(spec)
     problems += _check_events(spec)
     problems += _check_analysis(spec)
     problems += _check_target_options(spec)
     problems += _check_load_properties(spec)
+    problems += _check_property_options(spec)
     problems += _check_findings(spec)
     return problems
 
@@ -153,6 +160,40 @@ def _check_load_properties(spec: ExperimentSpec) -> list[SpecError]:
         for key in spec.load.properties
         if key in DATASET_PROPERTIES
     ]
+
+
+def _property_places(spec: ExperimentSpec) -> list[tuple[str, str, PropertyValue]]:
+    """(field path, key, value) of every engine property the spec sets: `properties`,
+    each level of `factors.properties`, `load.properties`."""
+    found = [(f"properties.{k}", k, v) for k, v in spec.properties.items()]
+    for key, levels in spec.factors.properties.items():
+        found += [(f"factors.properties.{key}[{i}]", key, v) for i, v in enumerate(levels)]
+    found += [(f"load.properties.{k}", k, v) for k, v in spec.load.properties.items()]
+    return found
+
+
+def _check_property_options(spec: ExperimentSpec) -> list[SpecError]:
+    """Properties keep the engine's files in the backend's data directory: contio sets the
+    targets' data directories, fio's `directory` and sysbench's `file-dir`; a fio
+    `filename` is a name in it (`contio.workload.fio_options`)."""
+    problems = []
+    for path, key, value in _property_places(spec):
+        text = engine_value(value)
+        if key in RESERVED_PROPERTIES and not path.startswith("properties."):
+            problem: str | None = f"set by contio: {RESERVED_PROPERTIES[key]}"
+        elif key.startswith("fio."):
+            problem = fio_option_problem(key.removeprefix("fio."), text)
+        elif key.startswith("sysbench."):
+            problem = sysbench_option_problem(key.removeprefix("sysbench."), text)
+        elif "\n" in text or "\r" in text:
+            problem = "a value is one line"
+        elif not path.startswith("properties."):  # `properties` is checked by the model
+            problem = engine_file_problem(key, text)
+        else:
+            problem = None
+        if problem is not None:
+            problems.append(SpecError(path, problem))
+    return problems
 
 
 def _check_events(spec: ExperimentSpec) -> list[SpecError]:
@@ -293,6 +334,37 @@ def _check_stop(spec: ExperimentSpec) -> list[SpecError]:
             SpecError("repetitions", "the adaptive rule uses stop.min_/max_repetitions instead")
         )
     return problems
+
+
+def _check_warmup(spec: ExperimentSpec) -> list[SpecError]:
+    """The warm-up must leave a second of the run phase to measure, where the phase's
+    length is known: it is left out only of a phase that lasts at least its whole
+    seconds + 1 (`contio.results.steady_state`), else the phase counts whole and the
+    warm-up would silently not apply."""
+    skip = int(spec.warmup_seconds)
+    if skip <= 0:
+        return []
+    lengths: list[tuple[str, float]] = []
+    if spec.stop.seconds is not None and spec.stop.rule in ("fixed-time", "adaptive"):
+        lengths.append(("stop.seconds", spec.stop.seconds))
+    elif spec.stop.rule == "workload":
+        for path, key, value in _property_places(spec):
+            if key == "maxexecutiontime" and not path.startswith("load."):
+                try:
+                    lengths.append((path, float(engine_value(value))))
+                except ValueError:
+                    continue  # the engine refuses it
+    return [
+        SpecError(
+            "warmup_seconds",
+            f"{spec.warmup_seconds:g} s leaves no second to measure in run phases of at most "
+            f"{seconds:g} s ({path}): the warm-up is left out only of a phase that lasts at "
+            f"least its whole seconds + 1, so it would not apply; give warmup_seconds of at "
+            f"most {max(math.floor(seconds) - 1, 0)}, or longer run phases",
+        )
+        for path, seconds in lengths
+        if 0 < seconds < skip + 1
+    ]
 
 
 def _check_cell_lists(spec: ExperimentSpec) -> list[SpecError]:

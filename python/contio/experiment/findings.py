@@ -37,7 +37,7 @@ from contio.errors import SpecError
 from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS, SpecModel
 from contio.findings.validity import CHECKS
 from contio.targets.engine_targets import DATABASE_BINDINGS, TARGETS, target_names
-from contio.yaml_input import Number
+from contio.yaml_input import Number, ScalarOrNull
 
 FindingKind = Literal[
     "greater", "less", "equivalent", "share", "trend", "degradation", "below_limit", "at_limit"
@@ -63,7 +63,7 @@ def _paper_text(value: Any) -> Any:
 
 
 PaperId = Annotated[str, BeforeValidator(_paper_text), Field(pattern=r"^[0-9]{3}$")]
-Level = str | int | float | bool | None
+Level = ScalarOrNull
 Selector = dict[str, Level]
 
 

@@ -15,11 +15,14 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from contio.backends import registry
 from contio.errors import InvalidSpecError, SpecError, UsageError
 from contio.experiment.cell_checks import check_cells
 from contio.experiment.checks import cross_check
-from contio.experiment.spec import ExperimentSpec, apply_profile, problem_of
-from contio.yaml_input import DuplicateKeyError, read_yaml
+from contio.experiment.spec import ExperimentSpec, apply_profile
+from contio.experiment.validation_errors import problems_of
+from contio.input_files import InputFileProblem, read_input_text, resolved
+from contio.yaml_input import DuplicateKeyError, InputShapeError, read_yaml
 
 DEFAULT_SPEC_NAME = "default.yaml"
 
@@ -31,13 +34,13 @@ def validate_spec(
     every bad field."""
     if not isinstance(data, dict):
         raise InvalidSpecError(source, [SpecError("", "a spec is a mapping of keys to values")])
-    merged = apply_profile(data, profile, source)
-    chosen = profile or merged.get("default_profile")
+    merged = registry.anchor_spec_paths(apply_profile(data, profile, source), base_dir)
+    chosen = profile if profile is not None else merged.get("default_profile")
     where = f"{source} (profile {chosen})" if chosen else source
     try:
         spec = ExperimentSpec.model_validate(merged, context={"base_dir": base_dir})
     except ValidationError as exc:
-        raise InvalidSpecError(where, [problem_of(e) for e in exc.errors()]) from None
+        raise InvalidSpecError(where, problems_of(exc.errors(), ExperimentSpec)) from None
     problems = cross_check(spec, base_dir)
     if not problems:
         problems = check_cells(spec)  # expands the cells: needs consistent fields first
@@ -52,7 +55,7 @@ def parse_spec_text(
     """Parse and validate a spec's YAML text; `base_dir` anchors relative paths."""
     try:
         data = read_yaml(text)
-    except DuplicateKeyError as exc:
+    except (DuplicateKeyError, InputShapeError) as exc:
         raise InvalidSpecError(source, [SpecError("", str(exc))]) from None
     except yaml.YAMLError as exc:
         raise InvalidSpecError(source, [SpecError("", f"not valid YAML: {exc}")]) from None
@@ -62,15 +65,10 @@ def parse_spec_text(
 def read_spec_file(path: Path, profile: str | None = None) -> tuple[ExperimentSpec, str]:
     """Read and validate a spec file; returns the spec and its text (kept with the results)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read spec {str(path)!r}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"cannot read spec {str(path)!r}: not UTF-8 text (byte {exc.object[exc.start]:#04x} "
-            f"at offset {exc.start}); a spec is a YAML text file"
-        ) from None
-    return parse_spec_text(text, str(path), path.resolve().parent, profile), text
+        text = read_input_text(path, "a spec file (YAML text)")
+    except InputFileProblem as exc:
+        raise UsageError(f"cannot read spec: {exc}") from None
+    return parse_spec_text(text, str(path), resolved(path).parent, profile), text
 
 
 def read_default_spec(profile: str | None = None) -> tuple[ExperimentSpec, str]:

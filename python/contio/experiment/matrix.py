@@ -10,6 +10,7 @@ read-only ones first, so one load serves them (see `contio.run.loads`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import random
@@ -64,11 +65,12 @@ class Member:
 
     def merged_properties(self) -> dict[str, str]:
         """The workload file's properties overridden by the spec's (what the engine sees)."""
-        if self.workload.path is None or self.kind != "ycsb":
-            return dict(self.properties)
-        return {**read_properties(self.workload.path), **dict(self.properties)}
+        return dict(_merged_properties(self))
 
     def dataset(self) -> tuple[Any, ...]:
+        return _dataset(self)
+
+    def _dataset(self) -> tuple[Any, ...]:
         if self.kind == "tpcc":  # one database per target: its load is the target's own
             kind = KINDS[self.kind]
             return self.kind, self.target, kind.dataset(self.workload, dict(self.properties))
@@ -89,12 +91,32 @@ class Member:
 
     @property
     def writes(self) -> bool:
-        return KINDS[self.kind].writes(self.workload, dict(self.properties))
+        return _writes(self)
 
     @property
     def database(self) -> bool:
         """Whether it drives a database target's server (a container of its own)."""
         return self.kind in SERVER_KINDS and is_database(self.target)
+
+
+# What a member's workload file says is read once per distinct member: a cell of N
+# containers holds N equal members, and the plan prices each of them (issue 29: a
+# cell of 3000 containers read its workload file 800,000 times).
+@functools.lru_cache(maxsize=4096)
+def _merged_properties(member: Member) -> tuple[tuple[str, str], ...]:
+    if member.workload.path is None or member.kind != "ycsb":
+        return member.properties
+    return tuple({**read_properties(member.workload.path), **dict(member.properties)}.items())
+
+
+@functools.lru_cache(maxsize=4096)
+def _dataset(member: Member) -> tuple[Any, ...]:
+    return member._dataset()
+
+
+@functools.lru_cache(maxsize=4096)
+def _writes(member: Member) -> bool:
+    return KINDS[member.kind].writes(member.workload, dict(member.properties))
 
 
 @dataclass(frozen=True)

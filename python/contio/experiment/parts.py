@@ -17,6 +17,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PlainValidator,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -30,9 +31,9 @@ from contio.workload.file_entries import file_workload
 from contio.workload.files import WorkloadRef, resolve_workload
 from contio.workload.kinds import KINDS, kind_names
 from contio.workload.tpcc_kind import tpcc_workload
-from contio.yaml_input import Integer, Number, PositiveInteger
+from contio.yaml_input import Integer, Number, PositiveInteger, Scalar
 
-PropertyValue = str | int | float | bool
+PropertyValue = Scalar
 
 NO_CONTROLS = "none"
 """The `io_controls` level that needs no definition: nothing is controlled."""
@@ -54,7 +55,7 @@ FACTOR_NAMES = (
 class SpecModel(BaseModel):
     """Base of every spec model: strict keys, immutable."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 def _known_target(name: str) -> str:
@@ -100,8 +101,16 @@ def _resolve_workload(value: Any, info: ValidationInfo) -> Any:
                 "unknown_key", "unknown key {key}; allowed keys here: kind, file", {"key": extra[0]}
             )
         value = value.get("file")
-    if not isinstance(value, str):
+    if isinstance(value, WorkloadRef):
         return value
+    if not isinstance(value, str):
+        raise PydanticCustomError(
+            "bad_workload",
+            "{value} is not a workload: give a packaged workload's name (workloada), a path "
+            "to a workload file, or a mapping with a `kind` (fio, sysbench, tpcc, "
+            "cassandra-stress)",
+            {"value": repr(value)},
+        )
     try:
         return resolve_workload(value, base_dir)
     except LookupError as exc:
@@ -152,6 +161,10 @@ def no_duplicates(values: list[Any], describe: str = "{value}") -> list[Any]:
     return values
 
 
+MAX_PHASE_SECONDS = 7 * 24 * 3600
+"""The longest run phase a stop rule may ask for."""
+
+
 class StopRule(SpecModel):
     """When a cell has measured enough.
 
@@ -172,6 +185,23 @@ class StopRule(SpecModel):
     confidence: Number = Field(0.95, gt=0, lt=1)
     min_repetitions: Repetitions = Field(3, ge=2)
     max_repetitions: Repetitions = 30
+
+    @field_validator("seconds")
+    @classmethod
+    def _whole_seconds(cls, value: float | None) -> float | None:
+        # The engine's maxexecutiontime is whole seconds; `1e6:g` reached it as "1e+06".
+        if value is not None and not value.is_integer():
+            raise PydanticCustomError(
+                "whole_seconds", "{value} is not a whole number of seconds", {"value": value}
+            )
+        if value is not None and value > MAX_PHASE_SECONDS:
+            raise PydanticCustomError(
+                "too_long_phase",
+                "{value} seconds is more than {most} (a week): a run phase that long is a "
+                "typo here",
+                {"value": f"{value:g}", "most": MAX_PHASE_SECONDS},
+            )
+        return value
 
     @model_validator(mode="after")
     def _sizes(self) -> StopRule:
@@ -199,7 +229,7 @@ class StopRule(SpecModel):
         if self.rule == "workload":
             return {}
         if self.rule == "fixed-time" or (self.rule == "adaptive" and self.seconds is not None):
-            return {"operationcount": "0", "maxexecutiontime": f"{self.seconds:g}"}
+            return {"operationcount": "0", "maxexecutiontime": str(int(self.seconds or 0))}
         return {"operationcount": str(self.operations), "maxexecutiontime": "0"}
 
 
@@ -265,17 +295,20 @@ class MixMember(SpecModel):
 _PERCENT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*%\s*$")
 
 
-def _bandwidth(value: Any) -> Any:
-    """bytes/s, or a percent of the device's bandwidth (`25%`), kept as `25%`."""
-    if not isinstance(value, str):
+def _bandwidth(value: Any) -> int | str:
+    """bytes/s (a positive integer), or a percent of the device's bandwidth (`25%`), kept
+    as `25%`."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
-    found = _PERCENT.match(value)
+    if isinstance(value, float) and value.is_integer() and value > 0:
+        return int(value)  # 1e6 from YAML
+    found = _PERCENT.match(value) if isinstance(value, str) else None
     if found is None:
         raise PydanticCustomError(
             "bad_bandwidth",
-            "'{value}' is neither bytes/s (an integer) nor a percent of the device's "
+            "{value} is neither bytes/s (a positive integer) nor a percent of the device's "
             "bandwidth ('25%')",
-            {"value": value},
+            {"value": repr(value)},
         )
     percent = float(found.group(1))
     if not 0 < percent <= 100:
@@ -286,8 +319,9 @@ def _bandwidth(value: Any) -> Any:
     return f"{percent:g}%"
 
 
-Bandwidth = Annotated[PositiveInteger | str, BeforeValidator(_bandwidth)]
-"""bytes/s, or `N%`: N % of the bandwidth measured on the device when the run starts."""
+Bandwidth = Annotated[int | str, PlainValidator(_bandwidth)]
+"""bytes/s, or `N%`: N % of the bandwidth measured on the device when the run starts.
+One validator for both forms, so an error names the field once with both allowed."""
 
 
 def percent_of(value: int | str | None) -> float | None:
@@ -471,6 +505,11 @@ class TargetOptionsSpec(SpecModel):
         return value
 
 
+MAX_CONTAINERS = 100_000
+"""Most containers a `containers` level may name at all; what this host can start is
+usually far fewer, and said by `contio.experiment.host_limits`."""
+
+
 class Factors(SpecModel):
     """The factors of an experiment and their levels; cells are their full factorial
     (or the spec's explicit `cells`). A factor left out has one default level."""
@@ -479,7 +518,9 @@ class Factors(SpecModel):
     target: list[TargetName] | None = Field(None, min_length=1)
     workload: list[Workload] | None = Field(None, min_length=1)
     threads: list[PositiveInteger] | None = Field(None, min_length=1)
-    containers: list[PositiveInteger] | None = Field(None, min_length=1)
+    containers: list[Annotated[PositiveInteger, Field(le=MAX_CONTAINERS)]] | None = Field(
+        None, min_length=1
+    )
     mix: list[str] | None = Field(None, min_length=1)
     runtime: list[str] | None = Field(None, min_length=1)
     io_controls: list[str] | None = Field(None, min_length=1)

@@ -14,11 +14,10 @@ spec file (model first, then those checks) in `contio.experiment.load`.
 from __future__ import annotations
 
 import copy
-import typing
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from contio.backends import registry
@@ -42,6 +41,7 @@ from contio.experiment.parts import (
 )
 from contio.gluster.faults import NodeStopEvent
 from contio.targets.engine_targets import TARGETS, engine_target_of, namespace_owner
+from contio.workload.engine_files import engine_file_problem
 from contio.workload.files import WorkloadRef
 from contio.yaml_input import (
     Number,
@@ -75,7 +75,7 @@ class RuntimeSpec(SpecModel):
 
 
 # Properties that contio sets itself for every phase; a spec setting them would be ignored.
-_RESERVED_PROPERTIES = {
+RESERVED_PROPERTIES = {
     "threadcount": "set the thread levels with `threads` (and `load_threads`)",
     "status.interval": "the live display reads the engine's status every second",
     **{
@@ -109,7 +109,8 @@ class ExperimentSpec(SpecModel):
     to a list of levels that are crossed within the entry."""
     exclude: list[dict[str, Any]] = Field(default_factory=list)
     """Cells matching every factor level of an entry are left out."""
-    mixes: dict[str, list[MixMember]] = Field(default_factory=dict)
+    mixes: dict[str, Annotated[list[MixMember], Field(min_length=1)]] = Field(default_factory=dict)
+    """Named mixes: the applications (at least one) that share each cell of the mix."""
     io_controls: dict[str, IoControlSet] = Field(default_factory=dict)
     load_threads: PositiveInteger | None = None
     load: LoadPolicy = LoadPolicy()
@@ -145,16 +146,19 @@ class ExperimentSpec(SpecModel):
     @classmethod
     def _not_reserved(cls, values: dict[str, PropertyValue]) -> dict[str, PropertyValue]:
         for key, value in values.items():
-            if key in _RESERVED_PROPERTIES:
+            if key in RESERVED_PROPERTIES:
                 raise PydanticCustomError(
                     "reserved_property",
                     "{key} is set by contio: {why}",
-                    {"key": repr(key), "why": _RESERVED_PROPERTIES[key]},
+                    {"key": repr(key), "why": RESERVED_PROPERTIES[key]},
                 )
             if "\n" in str(value):
                 raise PydanticCustomError(
                     "bad_property", "{key}: values are single lines", {"key": repr(key)}
                 )
+            written = engine_file_problem(key, engine_value(value))
+            if written is not None:
+                raise PydanticCustomError("engine_file_property", written)
         return values
 
     # -- the resolved view the matrix and runner use -----------------------------------
@@ -227,56 +231,6 @@ def engine_value(value: PropertyValue) -> str:
     return str(value)
 
 
-def field_path(loc: tuple[int | str, ...]) -> str:
-    """Dotted path of a pydantic error location: ('targets', 1) -> 'targets[1]'."""
-    path = ""
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path
-
-
-def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
-    """The spec model that holds the field at `loc`, walking nested models (a mapping's
-    keys, like list indexes, are steps to skip)."""
-    model: type[BaseModel] = root
-    keyed = False
-    for part in loc:
-        if isinstance(part, int) or keyed:
-            keyed = False
-            continue
-        field = model.model_fields.get(part)
-        if field is None:
-            return None
-        candidates = [field.annotation, *typing.get_args(field.annotation)]
-        for arg in list(candidates):
-            candidates += typing.get_args(arg)
-        nested = [c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)]
-        if not nested:
-            return None
-        model = nested[0]
-        keyed = dict in (typing.get_origin(field.annotation), field.annotation)
-    return model
-
-
-def problem_of(
-    error: Any, root: type[BaseModel] = ExperimentSpec, prefix: tuple[int | str, ...] = ()
-) -> SpecError:
-    """One pydantic error as a `SpecError` naming its path and what is allowed."""
-    loc = tuple(error["loc"])
-    kind = error["type"]
-    path = field_path(prefix + loc)
-    if kind == "extra_forbidden":
-        model = _model_at(root, loc[:-1])
-        allowed = ", ".join(model.model_fields) if model else "(none)"
-        return SpecError(path, f"unknown key; allowed keys here: {allowed}")
-    if kind == "literal_error":
-        expected = error["ctx"]["expected"].replace("'", "")
-        return SpecError(path, f"{error['input']!r} is not allowed; allowed: {expected}")
-    if kind == "missing":
-        return SpecError(path, "required, but missing")
-    return SpecError(path, str(error["msg"]).removeprefix("Value error, "))
-
-
 def apply_profile(data: dict[str, Any], profile: str | None, source: str) -> dict[str, Any]:
     """`data` with the named profile merged in.
 
@@ -284,12 +238,19 @@ def apply_profile(data: dict[str, Any], profile: str | None, source: str) -> dic
     (a backend of another kind) replaces the whole definition.
     """
     profiles = data.get("profiles") or {}
-    chosen = profile or data.get("default_profile")
+    # `--profile ''` names a profile (none is called that), it does not ask for the default.
+    chosen = profile if profile is not None else data.get("default_profile")
     if chosen is None:
         return data
+    if not isinstance(chosen, str):
+        raise InvalidSpecError(
+            source, [SpecError("default_profile", f"must be a profile's name, not {chosen!r}")]
+        )
     if not isinstance(profiles, dict) or chosen not in profiles:
-        allowed = ", ".join(profiles) if isinstance(profiles, dict) and profiles else "(none)"
-        field = "--profile" if profile else "default_profile"
+        allowed = (
+            ", ".join(map(str, profiles)) if isinstance(profiles, dict) and profiles else "(none)"
+        )
+        field = "--profile" if profile is not None else "default_profile"
         raise InvalidSpecError(
             source, [SpecError(field, f"no profile {chosen!r}; allowed: {allowed}")]
         )

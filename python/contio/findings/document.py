@@ -34,6 +34,7 @@ from contio.findings.cell_data import cell_data
 from contio.findings.comparisons import Evidence, ToDecide
 from contio.findings.validity import check_cells, folder_meta
 from contio.findings.verdicts import Verdict, evaluate
+from contio.output_files import replace_text
 from contio.results.folder import load
 from contio.results.index import INDEX_FILE, ResultsIndex
 
@@ -162,10 +163,7 @@ def write_findings(folder: Path) -> list[Verdict]:
     """Evaluate every claim and write findings.json (replaced atomically: derived data)."""
     folder = Path(folder)
     verdicts = evaluate_folder(folder)
-    path = folder / FINDINGS_JSON
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(document(folder, verdicts), indent=2) + "\n", encoding="utf-8")
-    partial.replace(path)
+    replace_text(folder / FINDINGS_JSON, json.dumps(document(folder, verdicts), indent=2) + "\n")
     return verdicts
 
 

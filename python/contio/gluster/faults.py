@@ -40,7 +40,7 @@ from contio.yaml_input import Integer, Number
 class NodeStopEvent(BaseModel):
     """`{type: stop-node, node: 2, at: 10, restart_at: 30}` in a spec's `events` list."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     type: Literal["stop-node"] = "stop-node"
     node: Integer = Field(ge=1, le=64)

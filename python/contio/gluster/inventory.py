@@ -24,14 +24,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contio.backends import command
 from contio.errors import BackendOptionError, ClusterError
+from contio.experiment.validation_errors import problems_of
 from contio.gluster.node_access import SshNode, gluster_text, gluster_xml
+from contio.input_files import InputFileProblem, read_input_text
 from contio.yaml_input import read_yaml
 
 
 class InventoryNode(BaseModel):
     """One host of the inventory."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     host: str = Field(min_length=1)
     address: str | None = None
     bricks: list[str] = Field(min_length=1)
@@ -40,7 +42,7 @@ class InventoryNode(BaseModel):
 class Inventory(BaseModel):
     """The inventory file."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     nodes: list[InventoryNode] = Field(min_length=3)
     ssh_options: list[str] = Field(default_factory=list)
     contio_command: list[str] = Field(default_factory=lambda: ["contio"], min_length=1)
@@ -77,17 +79,20 @@ class SshCluster:
     def load(cls, path: Path) -> SshCluster:
         """Read and validate an inventory; a `BackendOptionError` names the bad field."""
         try:
-            raw = read_yaml(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raw = read_yaml(read_input_text(path, "an inventory file (YAML)"))
+        except InputFileProblem as exc:
+            raise BackendOptionError(
+                "gluster", "inventory", f"cannot read inventory: {exc}"
+            ) from None
+        except yaml.YAMLError as exc:
             raise BackendOptionError("gluster", "inventory", f"cannot read {path}: {exc}") from None
         try:
             return cls(Inventory.model_validate(raw), path)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"])
-            raise BackendOptionError(
-                "gluster", "inventory", f"{path}: {where}: {err['msg']}"
-            ) from None
+            found = [str(p) for p in problems_of(exc.errors(), Inventory)]
+            more = f"; and {len(found) - 3} more" if len(found) > 3 else ""
+            said = "; ".join(found[:3]) + more
+            raise BackendOptionError("gluster", "inventory", f"{path}: {said}") from None
 
     def reference(self) -> dict[str, Any]:
         return {"kind": "ssh", "inventory": str(self.path)}

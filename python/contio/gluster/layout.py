@@ -23,7 +23,7 @@ DISPERSED = ("dispersed", "distributed-dispersed")
 class VolumeLayout(BaseModel):
     """A volume type with its counts; missing counts take the defaults named below."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     volume_type: VolumeType = "dispersed"
     bricks: int | None = Field(None, ge=1, le=256)

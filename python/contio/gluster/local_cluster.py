@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from contio.backends import command, filesystem, loop_device, mountinfo, slow_device
 from contio.backends.interface import state_root
 from contio.backends.undo_journal import Entry, UndoJournal, netns_pids
-from contio.errors import ClusterError, QosConfigError
+from contio.errors import ClusterConfigError, ClusterError, QosConfigError
 from contio.gluster import firewall
 from contio.gluster.node_access import NamespaceNode, gluster_text, wait_for_peers
 from contio.qos.limits import ALLOWED_RATE, parse_rate
@@ -81,7 +81,7 @@ def _keep_link_order(veth: str, node: NodeState) -> None:
 class LocalClusterConfig(BaseModel):
     """What `contio cluster up` builds."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = Field("contio", pattern=r"^[a-z][a-z0-9]{0,7}$")
     nodes: int = Field(3, ge=3, le=16)
@@ -155,7 +155,7 @@ class LocalCluster:
         root = cluster_root(name)
         state_file = root / "state.json"
         if not state_file.exists():
-            raise ClusterError(f"no local cluster '{name}' is up (run `contio cluster up`)")
+            raise ClusterConfigError(f"no local cluster '{name}' is up (run `contio cluster up`)")
         state = ClusterState.model_validate_json(state_file.read_text(encoding="utf-8"))
         return cls(state, root)
 
@@ -171,7 +171,7 @@ class LocalCluster:
             command.require_program(program, package)
         root = cluster_root(config.name)
         if root.exists():
-            raise ClusterError(
+            raise ClusterConfigError(
                 f"local cluster '{config.name}' already exists at {root}; "
                 "run `contio cluster down` first"
             )
@@ -437,7 +437,7 @@ def _check_subnet_free(subnet: ipaddress.IPv4Network) -> None:
         if "inet" in fields:
             iface = ipaddress.IPv4Interface(fields[fields.index("inet") + 1])
             if iface.network.overlaps(subnet):
-                raise ClusterError(
+                raise ClusterConfigError(
                     f"subnet {subnet} overlaps {iface} on {fields[1]}; choose another with --subnet"
                 )
 

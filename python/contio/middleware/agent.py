@@ -23,11 +23,13 @@ When the coordinator does not answer, the agent keeps the shares it last had
 (fail-static) and goes on measuring; when it answers again, the next report re-syncs.
 On stop it removes every throttle and cgroup it made. While it runs it holds the owner
 lock of its workdir (`<state>/qos-agents/<node>/`), whose undo journal lists every VNode
-made, so `contio cleanup` removes what a killed agent left (docs/middleware.md).
+made, so `contio cleanup` (and `contio qos down`, `contio qos stop-agent`) removes what a
+killed agent left (`contio.middleware.lost_agents`); a clean stop removes the workdir.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -132,7 +134,7 @@ class NodeAgent:
         """What the brick disk did in the last interval (None before the second)."""
         self.workdir = config.workdir or agents_root() / config.node
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self._lock = OwnerLock(self.workdir)
+        self._lock = OwnerLock(self.workdir, "qos-agent")
         self._lock.acquire()
         self._journal = UndoJournal(self.workdir / "journal.json")
         self._entries: dict[str, Entry] = {}
@@ -324,6 +326,9 @@ class NodeAgent:
         if errors:
             raise MiddlewareError("the agent could not remove: " + "; ".join(errors))
         self._lock.release()
+        # Its journal went with its last entry: an empty folder is nothing to clean up.
+        with contextlib.suppress(OSError):
+            self.workdir.rmdir()
 
 
 def run_agents(agents: Sequence[NodeAgent], stop: Callable[[], bool]) -> None:

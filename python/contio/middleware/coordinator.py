@@ -13,6 +13,7 @@ agent, if alive but cut off, keeps the shares it last had (fail-static).
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -33,6 +34,11 @@ from contio.qos.policy import (
 )
 from contio.qos.priority import priority_weight
 
+TENANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,254}")
+TENANT_RULE = (
+    "1–255 ASCII letters, digits, '-' and '_', starting with a letter or digit "
+    "(it names the tenant's cgroups and goes in the API's paths)"
+)
 DEFAULT_INTERVAL = 0.5
 STALE_INTERVALS = 3
 ACTIVE_FRACTION = 0.01
@@ -96,8 +102,7 @@ class Coordinator:
     ) -> TenantShare:
         """Add or change a tenant. Reservation and limit are rates per node, in bytes
         ("20MB/s") or I/O ("500iops") per second."""
-        if not name or not name.replace("-", "").replace("_", "").isalnum():
-            raise QosConfigError("tenant", f"must be letters, digits, - and _, not {name!r}")
+        check_tenant_name(name)
         reserved, reserved_iops = _bound(f"{name}.reservation", reservation)
         limit_bps, limit_iops = _bound(f"{name}.limit", limit)
         tenant = TenantShare(
@@ -265,6 +270,15 @@ class Coordinator:
             },
             "nodes": nodes,
         }
+
+
+def check_tenant_name(name: object) -> str:
+    """`name` when it is a tenant's name (`TENANT_RULE`); else `QosConfigError`."""
+    if not isinstance(name, str) or not TENANT_NAME.fullmatch(name):
+        text = str(name)
+        shown = repr(text) if len(text) <= 60 else f"{text[:60]!r}… ({len(text)} characters)"
+        raise QosConfigError("tenant", f"must be {TENANT_RULE}, not {shown}")
+    return name
 
 
 def _bound(field: str, value: object) -> tuple[float | None, float | None]:

@@ -132,9 +132,9 @@ def detach(pid_file: PidFile, log: Path) -> Callable[[str | None], None]:
     me = pid_file.write_own()
 
     def tell(error: str | None) -> None:
+        if error is not None:
+            pid_file.remove_own()  # first: the caller may look as soon as it has the word
         with os.fdopen(write_end, "w") as pipe:
             pipe.write(error if error is not None else json.dumps(me.__dict__))
-        if error is not None:
-            pid_file.remove_own()
 
     return tell

@@ -30,13 +30,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
 from contio.backends.interface import state_root
 from contio.backends.undo_journal import Entry, UndoJournal
-from contio.errors import MiddlewareError, QosConfigError, UsageError
+from contio.errors import MiddlewareError, MiddlewareNotUp, QosConfigError, UsageError
 from contio.gluster.inventory import SshCluster
 from contio.gluster.local_cluster import LocalCluster, cluster_root
 from contio.gluster.node_access import SshNode
@@ -44,10 +44,13 @@ from contio.middleware.auth import new_secret, read_secret
 from contio.middleware.daemon import Started, process_start_time, stop_process
 from contio.middleware.disk_names import disk_node, node_of
 from contio.middleware.http_api import CoordinatorClient
+from contio.middleware.lost_agents import remove_left_by
 from contio.qos.calibration import calibrate
 from contio.qos.policy import POLICIES
 
 COORDINATOR_PORT = 24080
+STORE_FILE = "coordinator.sqlite"
+"""The coordinator's tenants, policy and nodes, in `middleware_root`."""
 START_TIMEOUT = 20.0
 SSH_TIMEOUT = 120.0
 """Seconds one SSH command of `up`/`down` may take (a calibration reads 64 MiB)."""
@@ -100,7 +103,7 @@ class Deployment:
     def load(cls, cluster: str) -> Deployment:
         path = _deployment_file(cluster)
         if path is None:
-            raise MiddlewareError(
+            raise MiddlewareNotUp(
                 f"the I/O middleware is not up on cluster '{cluster}' (run `contio qos up`)"
             )
         data = json.loads(path.read_text())
@@ -324,38 +327,49 @@ def _start_remote_agent(
     return Started(**json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
-def _stop_remote_agents(deployment: Deployment) -> None:
-    """`contio qos stop-agent` on every host that runs one; a host that cannot be reached
-    is named (its agent keeps its last shares, fail-static, until stopped there)."""
+def _stop_remote_agents(deployment: Deployment) -> list[str]:
+    """`contio qos stop-agent` on every host that runs one, and what each said (a dead
+    agent's leftovers removed there); a host that cannot be reached is named (its agent
+    keeps its last shares, fail-static, until stopped there)."""
     assert deployment.inventory is not None
     cluster = SshCluster.load(Path(deployment.inventory))
     nodes, command = cluster.nodes(), cluster.inventory.contio_command
     running = [i for i in range(1, len(nodes) + 1) if node_name(i) in deployment.agents]
 
-    def stop(index: int) -> str | None:
+    def stop(index: int) -> subprocess.CompletedProcess:
         name = node_name(index)
-        proc = _ssh(nodes[index - 1], [*command, "qos", "stop-agent", "--node", name])
-        return None if proc.returncode == 0 else f"{name}: {_failure(proc)}"
+        return _ssh(nodes[index - 1], [*command, "qos", "stop-agent", "--node", name])
 
-    problems = [p for p in _on_every_node(stop, running) if p]
+    answers = dict(zip(running, _on_every_node(stop, running), strict=True))
+    problems = [f"{node_name(i)}: {_failure(p)}" for i, p in answers.items() if p.returncode]
     if problems:
         raise MiddlewareError("could not stop the agent(s) of " + "; ".join(problems))
+    said = [line for p in answers.values() for line in p.stdout.strip().splitlines()]
+    return [line for line in said if "stopped (PID" not in line]  # the news only
 
 
-def down(cluster_name: str) -> bool:
-    """Stop every agent (they remove their VNodes), then the coordinator. False when the
-    middleware was not up. Configuration (tenants, policy) stays for the next `up`."""
-    was_up = _deployment_file(cluster_name) is not None
-    if was_up and (deployment := Deployment.load(cluster_name)).inventory is not None:
-        _stop_all(deployment)  # an inventory's: no local cluster, no journal
-        return True
-    journal = UndoJournal(cluster_root(cluster_name) / "journal.json")
-    entries = journal.find("qos-middleware")
-    for entry in entries:
-        journal.undo(entry)  # stops it (undo_middleware)
-    if not entries:
-        undo_middleware({"cluster": cluster_name})
-    return was_up
+@dataclass
+class Stopped:
+    """What `down` found and did."""
+
+    was_up: bool
+    notes: list[str] = field(default_factory=list)
+    """Services that had died, what they left that was removed, and what remains with
+    how to remove it."""
+
+
+def down(cluster_name: str) -> Stopped:
+    """Stop every agent (they remove their VNodes), then the coordinator; remove what
+    dead agents left. Configuration (tenants, policy) stays for the next `up`."""
+    if _deployment_file(cluster_name) is None:
+        return Stopped(False)
+    deployment = Deployment.load(cluster_name)
+    notes = _stop_all(deployment)
+    if deployment.inventory is None:  # the local cluster's journal no longer needs to
+        journal = UndoJournal(cluster_root(cluster_name) / "journal.json")
+        for entry in journal.find("qos-middleware"):
+            journal.undo(entry)  # stopped already: undo_middleware finds nothing up
+    return Stopped(True, notes)
 
 
 def undo_middleware(entry: Entry) -> None:
@@ -371,7 +385,7 @@ def _start_coordinator(deployment: Deployment, secret: str) -> Started:
     host, port = deployment.url.removeprefix("http://").rsplit(":", 1)
     argv = [
         sys.executable, "-m", "contio.middleware.services", "coordinator", "--listen", f"{host}:{port}",
-        "--state", str(deployment.directory / "coordinator.sqlite"),
+        "--state", str(deployment.directory / STORE_FILE),
         "--secret-file", str(deployment.directory / "secret"),
     ]  # fmt: skip
     started = _spawn(argv, deployment.directory / "coordinator.log")
@@ -454,17 +468,26 @@ def _agent_log(deployment: Deployment, disk: str) -> Path:
     return deployment.directory / f"agent-{node_of(disk)}.log"
 
 
-def _stop_all(deployment: Deployment) -> None:
-    """SIGTERM the agents, wait for them (they clean up), then the coordinator."""
+def _stop_all(deployment: Deployment) -> list[str]:
+    """SIGTERM the agents, wait for them (they clean up), then the coordinator; remove
+    what agents that had died left. Returns what was found dead, removed or left."""
+    notes = []
+    coordinator_died = deployment.coordinator.pid and not deployment.coordinator.alive()
     try:
         if deployment.inventory is not None:
-            _stop_remote_agents(deployment)  # kept on record when a host cannot be reached
+            notes += _stop_remote_agents(deployment)  # kept on record when a host is lost
         else:
             for started in deployment.agents.values():
-                stop_process(started)
+                stop_process(started)  # one that had died, or would not stop, is gone now
+            for node in deployment.agents:
+                notes += remove_left_by(node).lines(node)
     finally:
         stop_process(deployment.coordinator)
+    if coordinator_died:
+        notes.append(f"the coordinator (PID {deployment.coordinator.pid}) had died; its "
+                     "tenants and policy are kept for the next `contio qos up`")  # fmt: skip
     (deployment.directory / "deployment.json").unlink(missing_ok=True)
+    return notes
 
 
 def _free_port(host: str) -> int:

@@ -9,18 +9,28 @@
 | POST /v1/nodes/NAME/report | {"capacity_bps", "used_bps": {tenant: bytes/s}, "used_iops"?: {tenant: I/O/s}, "disk"?: {"utilization", "moved_bps"}} | {"shares_bps", "limits_iops", "weights", "policy", "interval_s"} |
 | GET /v1/moves?since=T | | [{"at", "node", "tenant", "old_bps", "new_bps"}] |
 
-Every request is signed (`contio.middleware.auth`); 401 otherwise. Bad input is a 400
-whose body names the field, and the client raises it again as `QosConfigError`, so the
-CLI exits 2 with the same message. The server is the standard library's threading HTTP
-server: a handful of agents reporting twice a second need nothing more.
+Every request is signed (`contio.middleware.auth`); 401 otherwise. The server reads a
+body only after its headers passed: a Content-Length that is not a number of bytes is a
+400 naming the header, a body sent without one (chunked) a 411, one above `MAX_BODY` a
+413, and an unsigned request a 401, each answered at once and the connection closed,
+the body unread. Then exactly Content-Length bytes are read and checked against their
+signed hash. Bad input is a 400 whose body names the field (a query parameter too), and
+the client raises it again as `QosConfigError`, so the CLI exits 2 with the same message.
+No request makes the server print a traceback. The server is the standard library's
+threading HTTP server: a handful of agents reporting twice a second need nothing more.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
+import re
+import sys
 import threading
 import urllib.error
 import urllib.request
+from email.message import Message
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -28,14 +38,17 @@ from urllib.parse import parse_qs, urlsplit
 
 from contio.errors import AuthError, CoordinatorUnreachable, MiddlewareError, QosConfigError
 from contio.middleware import auth
-from contio.middleware.coordinator import Coordinator, DiskReport
+from contio.middleware.coordinator import Coordinator, DiskReport, check_tenant_name
 
 MAX_BODY = 1 << 20
+READ_TIMEOUT = 10.0
+"""Seconds a connection may leave the server waiting for the rest of a request."""
+_DIGITS = re.compile(r"[0-9]{1,19}")
 
 
 class _BadRequest(Exception):
-    def __init__(self, status: HTTPStatus, payload: dict[str, Any]):
-        self.status, self.payload = status, payload
+    def __init__(self, status: HTTPStatus, field: str, message: str):
+        self.status, self.payload = status, {"error": field, "message": f"{field}: {message}"}
 
 
 class CoordinatorServer(ThreadingHTTPServer):
@@ -47,6 +60,7 @@ class CoordinatorServer(ThreadingHTTPServer):
         super().__init__(address, _Handler)
         self.coordinator = coordinator
         self.secret = secret
+        self.replays = auth.ReplayGuard()
 
     @property
     def url(self) -> str:
@@ -62,10 +76,16 @@ class CoordinatorServer(ThreadingHTTPServer):
         thread.start()
         return thread
 
+    def handle_error(self, request: object, client_address: Any) -> None:
+        # A client that went away mid-answer: one line, not the standard traceback.
+        error = sys.exc_info()[1]
+        sys.stderr.write(f"coordinator: request from {client_address[0]} ended: {error!r}\n")
+
 
 class _Handler(BaseHTTPRequestHandler):
     server: CoordinatorServer
     protocol_version = "HTTP/1.1"
+    timeout = READ_TIMEOUT  # a client that stops sending mid-request holds no thread for long
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # one report per node per second would drown the coordinator's log
@@ -84,8 +104,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self, method: str) -> None:
         try:
-            body = self._body()
-            auth.verify(self.server.secret, method, self.path, body, dict(self.headers))
+            length = _content_length(self.headers)
+            signed_hash = auth.verify_headers(
+                self.server.secret, method, self.path, length, self.headers, self.server.replays
+            )
+            if length > MAX_BODY:
+                raise _BadRequest(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "Content-Length",
+                                  f"at most {MAX_BODY} bytes, not {length}")  # fmt: skip
+            body = self._body(length)
+            auth.verify_body(body, signed_hash)
             status, payload = HTTPStatus.OK, self._route(method, body)
         except AuthError as exc:
             status, payload = HTTPStatus.UNAUTHORIZED, {"error": "auth", "message": str(exc)}
@@ -93,18 +120,35 @@ class _Handler(BaseHTTPRequestHandler):
             status, payload = HTTPStatus.BAD_REQUEST, {"error": exc.field, "message": str(exc)}
         except _BadRequest as exc:
             status, payload = exc.status, exc.payload
+        except Exception as exc:  # noqa: BLE001 - answered, never a traceback on any input
+            sys.stderr.write(f"coordinator: {method} {self.path[:200]} failed: {exc!r}\n")
+            status = HTTPStatus.INTERNAL_SERVER_ERROR
+            payload = {"error": "internal", "message": f"{type(exc).__name__}: {exc}"}
+        self._answer(status, payload)
+
+    def _answer(self, status: HTTPStatus, payload: Any) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        if status != HTTPStatus.OK:
+            # The body may be unread: what follows on this connection is not a request.
+            self.send_header("Connection", "close")
+            self.close_connection = True
         self.end_headers()
         self.wfile.write(data)
 
-    def _body(self) -> bytes:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            raise _BadRequest(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": "body"})
-        return self.rfile.read(length) if length else b""
+    def _body(self, length: int) -> bytes:
+        """Exactly `length` bytes of body (the headers, checked, said so)."""
+        try:
+            body = self.rfile.read(length) if length else b""
+        except TimeoutError:
+            raise _BadRequest(HTTPStatus.REQUEST_TIMEOUT, "Content-Length",
+                              f"the body did not arrive in {READ_TIMEOUT:g} s") from None  # fmt: skip
+        if len(body) != length:
+            raise _BadRequest(HTTPStatus.BAD_REQUEST, "Content-Length",
+                              f"the body ended after {len(body)} of {length} bytes")  # fmt: skip
+        return body
 
     def _route(self, method: str, body: bytes) -> Any:
         coordinator = self.server.coordinator
@@ -115,8 +159,7 @@ class _Handler(BaseHTTPRequestHandler):
             case "GET", ["status"]:
                 return coordinator.status()
             case "GET", ["moves"]:
-                since = float(parse_qs(url.query).get("since", ["0"])[0])
-                return coordinator.store.share_moves(since)
+                return coordinator.store.share_moves(_query_number(url.query, "since", 0.0))
             case "PUT", ["tenants", name]:
                 tenant = coordinator.set_tenant(
                     name, data.get("priority"), data.get("reservation"), data.get("limit")
@@ -140,31 +183,59 @@ class _Handler(BaseHTTPRequestHandler):
                 return {"shares_bps": answer.shares_bps, "limits_iops": answer.limits_iops,
                         "weights": answer.weights, "policy": coordinator.policy,
                         "interval_s": coordinator.interval}  # fmt: skip
-        raise _BadRequest(
-            HTTPStatus.NOT_FOUND, {"error": "path", "message": f"no {method} {url.path}"}
-        )
+        raise _BadRequest(HTTPStatus.NOT_FOUND, "path", f"no {method} {url.path[:200]}")
+
+
+def _content_length(headers: Message) -> int:
+    """The body's length from its headers: 0 without one; a number of bytes or refused."""
+    if headers.get("Transfer-Encoding") is not None:
+        raise _BadRequest(HTTPStatus.LENGTH_REQUIRED, "Transfer-Encoding",
+                          "not accepted: send the body with a Content-Length")  # fmt: skip
+    given = set(headers.get_all("Content-Length") or [])
+    if not given:
+        return 0
+    value = given.pop().strip()
+    if given or not _DIGITS.fullmatch(value):
+        shown = value if len(value) <= 40 else value[:40] + "…"
+        raise _BadRequest(HTTPStatus.BAD_REQUEST, "Content-Length",
+                          f"must be one number of bytes (0 or more), not {shown!r}")  # fmt: skip
+    return int(value)
+
+
+def _query_number(query: str, field: str, default: float) -> float:
+    values = parse_qs(query).get(field)
+    if not values:
+        return default
+    try:
+        number = float(values[0])
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        raise QosConfigError(field, f"must be a number (Unix seconds), not {values[0][:40]!r}")
+    return number
 
 
 def _json(body: bytes) -> dict[str, Any]:
     if not body:
         return {}
     try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise QosConfigError("body", f"is not JSON: {exc}") from None
+        data = json.loads(body, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:  # bad JSON, bad UTF-8, nesting too deep
+        raise QosConfigError("body", f"is not JSON: {str(exc)[:200]}") from None
     if not isinstance(data, dict):
         raise QosConfigError("body", "must be a JSON object")
     return data
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def _rates(data: dict[str, Any], field: str, unit: str) -> dict[str, float]:
     rates = data.get(field) or {}
     if not isinstance(rates, dict):
         raise QosConfigError(field, f"must be an object of tenant: {unit}")
-    for tenant, rate in rates.items():
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)):
-            raise QosConfigError(f"{field}.{tenant}", f"must be a number, not {rate!r}")
-    return {str(tenant): float(rate) for tenant, rate in rates.items()}
+    return {str(tenant): _finite(f"{field}.{tenant}", rate) for tenant, rate in rates.items()}
 
 
 def _disk(data: object) -> DiskReport | None:
@@ -180,10 +251,18 @@ def _disk(data: object) -> DiskReport | None:
 
 
 def _number(data: dict[str, Any], field: str) -> float:
-    value = data.get(field)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise QosConfigError(field, f"must be a number, not {value!r}")
-    return float(value)
+    return _finite(field, data.get(field))
+
+
+def _finite(field: str, value: object) -> float:
+    """`value` as a finite float (JSON's 1e400 is inf, 10**400 too large for one)."""
+    number = math.nan
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        with contextlib.suppress(OverflowError):
+            number = float(value)
+    if not math.isfinite(number):
+        raise QosConfigError(field, f"must be a finite number, not {repr(value)[:40]}")
+    return number
 
 
 class CoordinatorClient:
@@ -201,10 +280,10 @@ class CoordinatorClient:
         self, name: str, priority: int, reservation: object = None, limit: object = None
     ) -> dict[str, Any]:
         body = {"priority": priority, "reservation": reservation, "limit": limit}
-        return self._call("PUT", f"/v1/tenants/{name}", body)
+        return self._call("PUT", f"/v1/tenants/{check_tenant_name(name)}", body)
 
     def remove_tenant(self, name: str) -> None:
-        self._call("DELETE", f"/v1/tenants/{name}")
+        self._call("DELETE", f"/v1/tenants/{check_tenant_name(name)}")
 
     def set_policy(self, policy: str) -> None:
         self._call("PUT", "/v1/policy", {"policy": policy})

@@ -11,6 +11,7 @@ secret on the agent's stdin (never on a command line, where `ps` would show it).
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import sys
 import threading
@@ -26,8 +27,9 @@ from contio.middleware.coordinator import Coordinator
 from contio.middleware.daemon import PidFile, detach, stop_process
 from contio.middleware.disk_names import disk_node
 from contio.middleware.http_api import CoordinatorServer
+from contio.middleware.lost_agents import remove_left_by
 from contio.middleware.store import Store
-from contio.qos.calibration import CALIBRATION_BYTES, calibrate
+from contio.qos.calibration import CALIBRATION_BLOCK, CALIBRATION_BYTES, calibrate
 from contio.qos.device import resolve
 from contio.qos.limits import parse_rate
 
@@ -153,23 +155,38 @@ def stop_agent(node: str) -> None:
     pid_file = _daemon_pid_file(node)
     started = pid_file.running()
     if started is None:
-        pid_file.path.unlink(missing_ok=True)  # a killed agent's: it names no one now
         click.echo(f"the agent of {node} is not running")
-        return
-    if stop_process(started):
+    elif stop_process(started):
         click.echo(f"the agent of {node} stopped (PID {started.pid})")
     else:
-        pid_file.path.unlink(missing_ok=True)
-        click.echo(f"the agent of {node} did not stop in time and was killed: run "
-                   "`contio cleanup` on this host for the VNodes it left")  # fmt: skip
+        click.echo(f"the agent of {node} did not stop in time and was killed")
+    pid_file.path.unlink(missing_ok=True)  # a dead agent's names no one now
+    for line in remove_left_by(node).lines(node):  # a dead or killed one's VNodes
+        click.echo(line)
 
 
 @services.command(name="calibrate")
-@click.option("--disk", "disks", type=click.Path(exists=True, path_type=Path), required=True,
-              multiple=True, help="A path on a brick disk. Repeatable.")  # fmt: skip
-@click.option("--bytes", "size", type=int, default=CALIBRATION_BYTES, show_default=True)
+@click.option("--disk", "disks", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              required=True, multiple=True,
+              help="A directory on a brick disk (the file measured goes there). Repeatable.")  # fmt: skip
+@click.option("--bytes", "size", type=click.IntRange(min=CALIBRATION_BLOCK),
+              default=CALIBRATION_BYTES, show_default=True,
+              help=f"How much to write and read back: a multiple of {CALIBRATION_BLOCK} (1 MiB).")  # fmt: skip
 def calibrate_disks(disks: tuple[Path, ...], size: int) -> None:
     """Measure each disk's direct-I/O read bandwidth; print them as a JSON list (bytes/s)."""
+    if size % CALIBRATION_BLOCK:
+        raise click.BadParameter(
+            f"{size} is not a multiple of {CALIBRATION_BLOCK} (1 MiB)", param_hint="'--bytes'"
+        )
+    for disk in disks:
+        if not disk.is_dir():  # a device or a FIFO is neither a file nor a folder to click
+            raise click.BadParameter(f"{str(disk)!r} is not a directory", param_hint="'--disk'")
+        free = shutil.disk_usage(disk).free
+        if size > free:
+            raise click.BadParameter(
+                f"{size} bytes do not fit on {str(disk)!r} ({free} bytes free)",
+                param_hint="'--bytes'",
+            )
     click.echo(json.dumps([calibrate(disk, size).read_bps for disk in disks]))
 
 

@@ -16,6 +16,7 @@ own context: bricks must write with O_DIRECT (docs/middleware.md).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from contio.samplers.cgroup import parse_v1_io, parse_v2_io
 PREFIX = "qos-"
 """Every VNode's cgroup is `<root>/contio/qos-<node>-<tenant>`: `contio cleanup` finds
 what a killed agent left by this prefix."""
+NAME_MAX = 64
 
 
 @dataclass
@@ -130,9 +132,16 @@ class VNode:
 
 
 def cgroup_name(node: str, tenant: str) -> str:
-    """The VNode's cgroup name: letters, digits, '.', '_' and '-' only (ProcessGroup's rule)."""
-    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in f"{node}-{tenant}")
-    return f"{PREFIX}{safe}"[:64]
+    """The VNode's cgroup name: ASCII letters, digits, '.', '_' and '-' only, at most 64
+    characters (ProcessGroup's rule). A longer name is cut and ends in a hash of the
+    whole, so two tenants whose names share their first 50 characters get two cgroups."""
+    full = f"{node}-{tenant}"
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in full)
+    name = f"{PREFIX}{safe}"
+    if len(name) <= NAME_MAX and safe == full:
+        return name
+    digest = hashlib.sha256(full.encode()).hexdigest()[:10]
+    return f"{name[: NAME_MAX - len(digest) - 1]}-{digest}"
 
 
 def undo_vnode(entry: Entry) -> None:

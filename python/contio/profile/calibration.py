@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from contio.errors import UsageError
+from contio.output_files import replace_text
 from contio.profile.interference import (
     DEFAULT_CONSTANTS,
     SHARING,
@@ -221,7 +222,7 @@ def _undetermined(
 
 
 class CalibrationModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Constants(CalibrationModel):
@@ -276,7 +277,9 @@ class ProfileUsed(CalibrationModel):
 class Calibration(CalibrationModel):
     """The interference model's constants fitted on measured pairs."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True
+    )
 
     schema_: Literal["contio-calibration/1"] = Field("contio-calibration/1", alias="schema")
     created: str
@@ -298,7 +301,8 @@ class Calibration(CalibrationModel):
         return self.constants.after.model()
 
     def dump(self, path: Path) -> None:
-        path.write_text(json.dumps(self.model_dump(mode="json", by_alias=True), indent=2) + "\n")
+        text = json.dumps(self.model_dump(mode="json", by_alias=True), indent=2) + "\n"
+        replace_text(path, text, make_parent=True)
 
 
 def notes(found: Fit, pairs: Sequence[Pair]) -> list[str]:

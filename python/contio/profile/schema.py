@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from contio.errors import UsageError
+from contio.output_files import replace_text
 from contio.versioned_json import read_versioned
 
 SCHEMA = "contio-profile/1"
@@ -28,7 +29,7 @@ class ProfileError(UsageError):
 
 
 class ProfileModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class ScalingPoint(ProfileModel):
@@ -99,7 +100,9 @@ class Application(ProfileModel):
 class Profile(ProfileModel):
     """An application's I/O profile (`contio profile`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True
+    )
 
     schema_: Literal["contio-profile/1"] = Field("contio-profile/1", alias="schema")
     application: Application
@@ -123,7 +126,8 @@ class Profile(ProfileModel):
         return self.scaling[0]
 
     def dump(self, path: Path) -> None:
-        path.write_text(json.dumps(self.model_dump(mode="json", by_alias=True), indent=2) + "\n")
+        text = json.dumps(self.model_dump(mode="json", by_alias=True), indent=2) + "\n"
+        replace_text(path, text, make_parent=True)
 
 
 def load_profile(path: Path) -> Profile:

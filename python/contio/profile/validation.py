@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from contio.output_files import replace_text
 from contio.profile.placement import Evaluation
 from contio.profile.together import MemberOutcome, Rate, Setting, outcomes
 
@@ -120,5 +121,4 @@ def write_validation(folder: Path, checks: Sequence[PlacementCheck], objective: 
         ],
     }
     path = folder / VALIDATION_JSON
-    path.write_text(json.dumps(document, indent=2) + "\n")
-    return path
+    return replace_text(path, json.dumps(document, indent=2) + "\n")

@@ -56,8 +56,11 @@ def calibrate(
     path = Path(directory) / f".contio-calibration-{os.getpid()}"
     buffer = mmap.mmap(-1, block)  # page-aligned, as O_DIRECT needs
     buffer.write(os.urandom(block))
+    made = False
     try:
-        fd = _direct(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        # O_EXCL: never through a link or into a file someone put at this name.
+        fd = _direct(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        made = True
         try:
             start = time.perf_counter()
             for _ in range(size // block):
@@ -82,7 +85,8 @@ def calibrate(
         raise QosError(f"calibrating the device's bandwidth in {directory}: {exc}") from exc
     finally:
         buffer.close()
-        path.unlink(missing_ok=True)
+        if made:
+            path.unlink(missing_ok=True)
     if done < size:
         raise QosError(f"calibration read {done} of {size} bytes back from {path}")
     return Calibration(str(path), size, block, size / max(wrote, 1e-9), size / max(read, 1e-9))

@@ -24,6 +24,7 @@ _RATE = re.compile(
     r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?)?\s*(b|bytes|iops|io)?\s*(?:/\s*s)?\s*$", re.IGNORECASE
 )
 
+RATE_MAX = 2**63
 ALLOWED_RATE = 'a positive integer or a string like "10MB/s", "512KiB/s", "2k"'
 
 
@@ -31,14 +32,19 @@ def parse_rate(field: str, value: object) -> int:
     """A positive rate in units per second from an integer or a string with a unit."""
     if isinstance(value, bool):
         raise QosConfigError(field, f"must be {ALLOWED_RATE}, not {value!r}")
-    if isinstance(value, (int, float)):
-        number = float(value)
-    elif isinstance(value, str) and (match := _RATE.match(value)):
-        number = float(match[1]) * _UNITS[(match[2] or "").lower()]
-    else:
-        raise QosConfigError(field, f"must be {ALLOWED_RATE}, not {value!r}")
+    try:
+        if isinstance(value, (int, float)):
+            number = float(value)
+        elif isinstance(value, str) and (match := _RATE.match(value)):
+            number = float(match[1]) * _UNITS[(match[2] or "").lower()]
+        else:
+            raise QosConfigError(field, f"must be {ALLOWED_RATE}, not {repr(value)[:60]}")
+    except OverflowError:  # an integer of hundreds of digits
+        number = math.inf
     if math.isnan(number) or number < 1:
         raise QosConfigError(field, f"must be at least 1 per second, not {value!r}")
+    if not number < RATE_MAX:  # the kernel's cgroup files hold 64-bit rates
+        raise QosConfigError(field, f"must be below 2^63 per second, not {repr(value)[:60]}")
     return int(number)
 
 

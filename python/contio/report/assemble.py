@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from contio.output_files import check_output, replace_text
 from contio.report.backend_sections import backend_tests_section, throughput_section
 from contio.report.compare import compare, comparison_section
 from contio.report.conclusions import headline, headlines, warnings
@@ -21,7 +22,6 @@ from contio.report.detail_sections import (
 from contio.report.experiment import Experiment
 from contio.report.findings_section import findings_sections
 from contio.report.middleware_sections import middleware_section
-from contio.report.output import check_output, write_output
 from contio.report.page import Section, render, table
 from contio.report.placement_section import placement_sections
 from contio.report.scaling_sections import (
@@ -102,4 +102,4 @@ def write_report(
     path = output or Path(folder) / REPORT_FILE
     check_output(path)  # before the report is built: that takes a while
     html = build_report(folder, compare_with)
-    return write_output(path, lambda partial: partial.write_text(html, encoding="utf-8"))
+    return replace_text(path, html)

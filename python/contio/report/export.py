@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from contio.errors import UsageError
-from contio.report.output import check_output, write_output
+from contio.output_files import check_output, write_output
 from contio.results.folder import load
 from contio.results.index import INDEX_FILE
 

@@ -25,6 +25,7 @@ import dataclasses
 import json
 import math
 import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -33,6 +34,7 @@ from typing import Any
 
 from contio.engine.result import EngineResult
 from contio.errors import ResultsFolderError
+from contio.output_files import output_problem, replace_text, write_output
 from contio.results.index import ResultsIndex
 from contio.results.steady_state import steady_io_rates, steady_latency, steady_throughput
 
@@ -209,13 +211,16 @@ def _timestamp(now: datetime) -> str:
 class ResultsFolder:
     """The folder of one experiment's results."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, created_root: Path | None = None):
         self.path = path
+        self.created_root = created_root
+        """The topmost folder `create` made above `path` (None: the root was there)."""
 
     @classmethod
     def create(cls, root: Path, name: str, now: datetime | None = None) -> ResultsFolder:
         """Make a new folder `<root>/<name>-<UTC time>`, adding `-2`, `-3`… if it exists."""
         stem = f"{name}-{_timestamp(now or datetime.now(timezone.utc))}"
+        missing = [p for p in (root, *root.parents) if not p.exists()]
         try:
             root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -228,8 +233,22 @@ class ResultsFolder:
                 continue
             except OSError as exc:
                 raise ResultsFolderError(f"cannot create results folder {path}: {exc}") from exc
-            return cls(path)
+            return cls(path, missing[-1] if missing else None)
         raise ResultsFolderError(f"no free results folder name for {stem} in {root}")
+
+    def remove_unused(self) -> None:
+        """Remove this folder, made by `create` for a run that recorded nothing, and the
+        folders `create` made above it when they hold nothing else."""
+        shutil.rmtree(self.path, ignore_errors=True)
+        if self.created_root is None:
+            return
+        for place in self.path.parents:
+            try:
+                place.rmdir()  # only when empty
+            except OSError:
+                return
+            if place == self.created_root:
+                return
 
     def write_text(self, relative: str, text: str) -> Path:
         """Create a new file in the folder; refuses to replace an existing one."""
@@ -294,11 +313,8 @@ class ResultsFolder:
         if found is not None and _same_phases(found, phases, fields):
             return None
         rows = [{name: row.get(name) for name in fields} for row in phases]
-        partial = path.with_name(path.name + ".partial")
-        partial.unlink(missing_ok=True)
-        _append_rows(partial, rows)
         if rows:
-            os.replace(partial, path)
+            write_output(path, lambda partial: _append_rows(partial, rows))
         else:
             path.unlink(missing_ok=True)
         have = "unreadable" if found is None else f"{len(found)} readable rows"
@@ -313,20 +329,13 @@ class ResultsFolder:
         Only derived files are replaced: they are recomputed from the raw results.
         """
         path = self.path / relative
-        partial = path.with_name(path.name + ".partial")
-        partial.unlink(missing_ok=True)
-        _append_rows(partial, rows)
         if rows:
-            os.replace(partial, path)
+            write_output(path, lambda partial: _append_rows(partial, rows))
         return path
 
     def replace_derived_json(self, relative: str, data: Any) -> Path:
         """Write a JSON file derived from the index (backends.json) atomically, replacing it."""
-        path = self.path / relative
-        partial = path.with_name(path.name + ".partial")
-        partial.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
-        os.replace(partial, path)
-        return path
+        return replace_text(self.path / relative, json.dumps(data, indent=2, default=str) + "\n")
 
     def write_rows(self, relative: str, rows: list[dict[str, Any]]) -> Path:
         """Create a new CSV file from rows of equal keys."""
@@ -340,7 +349,10 @@ class ResultsFolder:
 def _append_rows(path: Path, rows: list[dict[str, Any]]) -> None:
     if not rows:
         return
-    new = not path.exists()
+    problem = output_problem(path)
+    if problem is not None:  # appending to a FIFO would block, to a device write it
+        raise ResultsFolderError(f"cannot write {path}: {problem}")
+    new = not path.exists() or path.stat().st_size == 0
     with path.open("a", newline="", encoding="utf-8") as out:
         writer = csv.DictWriter(out, fieldnames=list(rows[0]))
         if new:

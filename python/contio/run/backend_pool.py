@@ -9,6 +9,7 @@ kernel, for example) is not an error: its cells are skipped with the reason.
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,10 +35,16 @@ def probe_unavailable(definition: dict[str, Any]) -> str | None:
 
 
 def describe_plan(definition: dict[str, Any]) -> str:
-    """One line saying what a backend level will provision."""
+    """One line saying what a backend level will provision (paths as resolved: relative
+    ones against the spec's folder, none for local-dir the temp directory), and what it
+    will format or erase."""
     kind = definition.get("type", LOCAL_DIR)
-    options = ", ".join(f"{k}={v}" for k, v in definition.items() if k != "type")
-    return f"{kind}" + (f" ({options})" if options else "")
+    shown = {k: v for k, v in definition.items() if k != "type"}
+    if kind == LOCAL_DIR and shown.get("path") is None:
+        shown["path"] = f"{tempfile.gettempdir()} (the temp directory)"
+    options = ", ".join(f"{k}={v}" for k, v in shown.items())
+    notes = "".join(f" — {note}" for note in registry.plan_notes(definition))
+    return f"{kind}" + (f" ({options})" if options else "") + notes
 
 
 @dataclass

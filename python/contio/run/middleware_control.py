@@ -18,28 +18,38 @@ serves one tenant and the node agents can put it in the tenant's VNode
   measured rate to a JSON-lines file (the report's stacked timeline and achieved-versus-
   target figure), and `moves` are the moments shares changed;
 - the engines themselves are plain processes: what is controlled is the bricks.
+
+A run starts from a coordinator holding only its own tenants: those found there are set
+aside for the run and put back at its end (`contio.run.middleware_tenants`; the run's
+output says so). A coordinator or agent that dies fails only the cells that need it
+(`MiddlewareLost`, a `CellFailed`): the cell whose run phase it died in, with the reason.
+When the run brought the middleware up, it then stops what is left of it, removes what
+the dead agent left (its VNodes, the BFQ scheduler it selected) and starts it again for
+the next cells; when it was up before the run, every later cell that needs it fails,
+saying to run `contio qos down` (which removes the dead agent's leftovers) and `up`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import subprocess
-import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import click
+
 from contio.backends.gluster import GlusterBackend
 from contio.backends.interface import StorageBackend
-from contio.errors import MiddlewareError
+from contio.errors import MiddlewareError, MiddlewareLost, MiddlewareNotUp, QosConfigError
 from contio.experiment.parts import IoControlSet, IoGroupControls
 from contio.gluster.local_cluster import LocalCluster
 from contio.middleware import deployment
 from contio.qos.policy import TenantShare, static_shares
-from contio.results.folder import MIDDLEWARE_MOVES_JSON, MIDDLEWARE_SAMPLES_JSONL
+from contio.run.middleware_samples import StatusSampler, report_time
+from contio.run.middleware_tenants import SetAsideTenants
 
 MECHANISM = (
     "I/O middleware (paper 004): per-tenant VNodes of the bricks on every storage node, "
@@ -62,7 +72,9 @@ class MiddlewareIoController:
         self._tenants: dict[str, str] = {}
         """Spec tenant → middleware tenant (its volume's name), as set now."""
         self._in_force: dict[str, dict[str, float | None]] = {}
-        self._sampler: _StatusSampler | None = None
+        self._sampler: StatusSampler | None = None
+        self._set_aside: SetAsideTenants | None = None
+        """The tenants found in the coordinator, put back at `release` (None: not looked)."""
 
     # The IoController protocol.
 
@@ -112,42 +124,83 @@ class MiddlewareIoController:
         return subprocess.Popen(argv, **kwargs)
 
     def release(self) -> None:
-        """Remove the tenants this run set; take the middleware down if the run brought it up."""
+        """Remove the tenants this run set; take the middleware down if the run brought it
+        up; put back the tenants set aside."""
         self.stop_sampling()
-        if self._deployment is None:
-            return
+        dep, self._deployment = self._deployment, None
+        started, self._started_here = self._started_here, False
         try:
-            with contextlib.suppress(MiddlewareError):
-                self._set_tenants(None)
+            if dep is not None:
+                with contextlib.suppress(MiddlewareError, QosConfigError):
+                    self._set_tenants(dep, None)
         finally:
-            if self._started_here:
-                deployment.down(self._cluster_name())
-            self._deployment, self._started_here = None, False
+            try:
+                if started:
+                    for note in deployment.down(self._cluster_name()).notes:
+                        _say(note)
+            finally:
+                self._put_back(None if started else dep)
+
+    def _put_back(self, running: deployment.Deployment | None) -> None:
+        """The tenants set aside, back through `running`'s API, or into the stopped
+        coordinator's file."""
+        aside, self._set_aside = self._set_aside, None
+        if aside is None:
+            return
+        names = ", ".join(sorted(aside.tenants))
+        if running is not None:
+            problems = aside.back_to_coordinator(running.client)
+        else:
+            problems = aside.back_to_store(self._store_file())
+        if problems:
+            _say(f"{self._where()}: tenants set aside not all put back: " + "; ".join(problems))
+        elif names:
+            _say(f"{self._where()}: tenants {names} put back")
 
     # What the runner adds around each phase.
 
     def use(self, level: IoControlSet | None) -> None:
         """Make `level`'s policy and tenants the ones in force on every node (None: no
-        tenant, nothing throttled), and wait until the agents applied them."""
+        tenant, nothing throttled), and wait until the agents applied them.
+        `MiddlewareLost` (the cell fails) when the middleware cannot be had."""
         if level is not None and level.middleware is None:
             raise MiddlewareError("use(level): the level has no middleware")
         if level is None and self._deployment is None:
             return  # nothing was ever set: nothing to lift
-        if self._deployment is not None and level == self._level:
-            return  # in force already (the same cell's next repetition, or loads in a row)
-        dep = self._require_deployment(level)
-        if level is not None:
-            dep.client.set_policy(level.middleware.policy)  # type: ignore[union-attr]
-        self._set_tenants(level)
-        self._level = level
-        self._wait_for_agents(dep)
+        try:
+            self._restart_if_lost()
+            if self._deployment is not None and level == self._level:
+                return  # in force already (the same cell's next repetition, or loads in a row)
+            dep = self._require_deployment(level)
+            self._restart_if_lost()  # one up before the run may have lost a service since
+            if level is not None:
+                dep.client.set_policy(level.middleware.policy)  # type: ignore[union-attr]
+            self._set_tenants(dep, level)
+            self._level = level
+            self._wait_for_agents(dep)
+        except MiddlewareLost:
+            raise
+        except MiddlewareError as exc:
+            raise MiddlewareLost(f"{self._where()} failed: {exc}") from None
+
+    def check_held(self) -> None:
+        """After a run phase: `MiddlewareLost` when its coordinator or an agent died
+        during it (the tenants' shares were not kept in sync)."""
+        dep = self._deployment
+        problem = None if dep is None else _lost(dep)
+        if problem is None:
+            return
+        raise MiddlewareLost(
+            f"{self._where()} was lost during the run phase: {problem}, so the tenants' "
+            f"shares were not kept; {self._what_now(problem)}"
+        )
 
     def sample_to(self, directory: Path) -> None:
         """Append every node report to `directory`'s samples file until `stop_sampling`
         (one per interval); the share moves go beside it then."""
         self.stop_sampling()
         dep = self._require_deployment()
-        self._sampler = _StatusSampler(dep, dict(self._tenants), directory)
+        self._sampler = StatusSampler(dep, dict(self._tenants), directory)
         self._sampler.start()
 
     def stop_sampling(self) -> None:
@@ -162,15 +215,56 @@ class MiddlewareIoController:
         assert isinstance(self.backend, GlusterBackend)
         return self.backend.options.cluster
 
+    def _where(self) -> str:
+        return f"the I/O middleware on cluster '{self._cluster_name()}'"
+
+    def _store_file(self) -> Path:
+        return deployment.middleware_root(self._cluster_name()) / deployment.STORE_FILE
+
+    def _what_now(self, problem: str) -> str:
+        """What follows a loss: the run's own restart, or what the user must run."""
+        if self._started_here:
+            return ("the run stops the rest of it, removes what the dead service left and "
+                    "starts it again for its next cells")  # fmt: skip
+        name = self._cluster_name()
+        left = ("its VNodes and the BFQ scheduler it selected stay on the node"
+                if "agent" in problem else "the agents keep their last shares")  # fmt: skip
+        return (f"{left} until `contio qos down --cluster {name}` (which removes them); "
+                f"`contio qos up --cluster {name}` starts it again, and `contio run "
+                "--resume` reruns the failed cells")  # fmt: skip
+
+    def _restart_if_lost(self) -> None:
+        """A middleware this run brought up whose coordinator or agent died: stop the
+        rest, remove what was left, forget it (the next `_require_deployment` starts it
+        again). One that was up before the run: `MiddlewareLost`, for every cell."""
+        dep = self._deployment
+        problem = None if dep is None else _lost(dep)
+        if problem is None:
+            return
+        if not self._started_here:
+            raise MiddlewareLost(f"{self._where()}: {problem}; {self._what_now(problem)}")
+        _say(f"{self._where()}: {problem}; the run starts it again")
+        for note in deployment.down(self._cluster_name()).notes:
+            _say(note)
+        self._deployment, self._level, self._in_force = None, None, {}
+        self._started_here = False
+
     def _require_deployment(self, level: IoControlSet | None = None) -> deployment.Deployment:
         if self._deployment is not None:
             return self._deployment
         name = self._cluster_name()
         if not LocalCluster.exists(name):
             raise MiddlewareError(f"cluster '{name}' is not up: provision the backend first")
+        first = self._set_aside is None
         try:
             self._deployment = deployment.Deployment.load(name)
-        except MiddlewareError:
+            if first:
+                self._set_aside = SetAsideTenants(deployment.middleware_root(name))
+                self._said_aside(self._set_aside.from_coordinator(self._deployment.client))
+        except MiddlewareNotUp:
+            if first:
+                self._set_aside = SetAsideTenants(deployment.middleware_root(name))
+                self._said_aside(self._set_aside.from_store(self._store_file()))
             middleware = level.middleware if level is not None else None
             policy = middleware.policy if middleware is not None else "static"
             capacity = middleware.capacity if middleware is not None else None
@@ -178,15 +272,22 @@ class MiddlewareIoController:
             self._started_here = True
         return self._deployment
 
-    def _set_tenants(self, level: IoControlSet | None) -> None:
+    def _said_aside(self, names: list[str]) -> None:
+        if names:
+            _say(f"{self._where()}: tenants {', '.join(names)} (set before this run) are "
+                 "set aside for the run and put back when it ends")  # fmt: skip
+
+    def _set_tenants(self, dep: deployment.Deployment, level: IoControlSet | None) -> None:
         """Remove the tenants set before that `level` does not have, then set its own."""
-        dep = self._require_deployment()
         assert isinstance(self.backend, GlusterBackend)
         wanted = {} if level is None else level.tenants()
         names = {t: self.backend.tenant_volume(t) for t in wanted}
+        if self._set_aside is not None:
+            self._set_aside.ours(names.values())  # before the coordinator has them
         for spec_tenant, name in list(self._tenants.items()):
             if spec_tenant not in wanted:
-                dep.client.remove_tenant(name)
+                with contextlib.suppress(QosConfigError):  # gone already
+                    dep.client.remove_tenant(name)
                 del self._tenants[spec_tenant]
         for spec_tenant, group in wanted.items():
             assert group.priority is not None  # checked by the spec model
@@ -207,7 +308,7 @@ class MiddlewareIoController:
                 behind = [
                     n
                     for n in dep.agents
-                    if n not in nodes or _report_time(nodes[n]) <= since or nodes[n]["stale"]
+                    if n not in nodes or report_time(nodes[n]) <= since or nodes[n]["stale"]
                 ]
                 if not behind:
                     break
@@ -233,65 +334,16 @@ class MiddlewareIoController:
         return static_shares(min(capacity.values()), tenants, set(tenants))
 
 
-def _report_time(node: dict[str, Any]) -> float:
-    return time.time() - float(node["last_report_age_s"])
+def _lost(dep: deployment.Deployment) -> str | None:
+    """Which of `dep`'s services died (their processes, by PID and start time)."""
+    if not dep.coordinator.alive():
+        return f"its coordinator (PID {dep.coordinator.pid}) died"
+    dead = [f"{node} (PID {s.pid})" for node, s in dep.agents.items() if not s.alive()]
+    if dead:
+        return f"the agent of {', '.join(dead)} died"
+    return None
 
 
-class _StatusSampler:
-    """Polls the coordinator's status and writes each new node report's per-tenant share
-    and measured rate: {"t", "node", "tenant", "target_bps", "measured_bps"}."""
-
-    def __init__(self, dep: deployment.Deployment, tenants: dict[str, str], directory: Path):
-        self._client = dep.client
-        self._tenants = {name: spec for spec, name in tenants.items()}
-        self._path = directory / MIDDLEWARE_SAMPLES_JSONL
-        self._moves = directory / MIDDLEWARE_MOVES_JSON
-        self._interval = 0.25
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="middleware-sampler", daemon=True)
-        self._seen: dict[str, float] = {}
-        self.started = time.time()
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join()
-        with contextlib.suppress(MiddlewareError):
-            moves = [m for m in self._client.moves(self.started) if m["tenant"] in self._tenants]
-            # Seconds since sampling began, as the samples' `t`.
-            placed = [
-                {
-                    **m,
-                    "t": round(float(m["at"]) - self.started, 3),
-                    "tenant": self._tenants[m["tenant"]],
-                }
-                for m in moves
-            ]
-            self._moves.write_text(json.dumps(placed, indent=1))
-
-    def _loop(self) -> None:
-        with self._path.open("a") as out:
-            while not self._stop.wait(self._interval):
-                with contextlib.suppress(MiddlewareError):
-                    for line in self._new_reports():
-                        out.write(json.dumps(line) + "\n")
-                    out.flush()
-
-    def _new_reports(self) -> Iterator[dict[str, Any]]:
-        for node, info in self._client.status()["nodes"].items():
-            at = round(_report_time(info), 3)
-            if at - self._seen.get(node, 0.0) < 0.05:
-                continue  # the same report as last time
-            self._seen[node] = at
-            for name, share in info["tenants"].items():
-                if name in self._tenants:
-                    yield {
-                        "t": round(at - self.started, 3),
-                        "node": node,
-                        "tenant": self._tenants[name],
-                        "target_bps": share["target_bps"],
-                        "measured_bps": share["measured_bps"],
-                    }
+def _say(text: str) -> None:
+    """A line in the run's output about the middleware (stderr, beside the progress)."""
+    click.echo(text, err=True)

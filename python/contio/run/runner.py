@@ -49,6 +49,7 @@ from contio.engine.invocation import engine_version, find_engine
 from contio.errors import (
     BackendUnavailableError,
     CellFailed,
+    ContioError,
     EngineError,
     EngineUsageError,
     Interrupted,
@@ -79,6 +80,7 @@ from contio.results.folder import (
     ResultsFolder,
 )
 from contio.results.index import ResultsIndex
+from contio.results.results_root import check_results_root
 from contio.results.summary import CellSummary, summarize, summary_rows
 from contio.run.backend_pool import BackendPool
 from contio.run.docker_preparation import DockerSetup, prepare_docker
@@ -100,6 +102,7 @@ from contio.run.plan import resolved_order
 from contio.run.progress import RunProgress
 from contio.run.release_each import release_each
 from contio.run.stopping import planned_repetitions, wants_another
+from contio.run.teardown_signals import TeardownSignals, wait_at_gate
 from contio.samplers.block_requests import REQUESTS_JSON, RequestTrace
 from contio.samplers.phase import data_disk, phase_columns
 from contio.signals import interrupts_raise
@@ -114,6 +117,9 @@ class RunOutcome:
 
     folder: ResultsFolder
     summaries: list[CellSummary]
+    interrupted: int | None = None
+    """The signal that came during the teardown, after every cell had ended (the results
+    are complete; the command still exits 128 + it)."""
 
 
 ProgressFactory = Callable[[list[Cell], ExperimentSpec], RunProgress]
@@ -189,31 +195,56 @@ class Runner:
         self._executors: dict[str, CellExecutor] = {}
         self._docker: DockerSetup | None = None
         self._experiment = experiment_id(spec.name)
+        self._teardown_signals = TeardownSignals(echo)
 
     def run(self) -> RunOutcome:
         """Check the spec against the engine, then run it; see the module doc for the order."""
         engine = find_engine()
         # SIGINT/SIGTERM raise `Interrupted` from here on, so every `finally` below cleans
-        # up; after the first signal, further ones are ignored until cleanup is done.
+        # up; after the first signal, or once the cells have ended, further ones are only
+        # noted until the teardown is done (`contio.run.teardown_signals`).
         with interrupts_raise():
-            if self.resume is not None:
-                check_resumable(self.resume, self.spec, self.profile)
-            problems = run_problems(self.spec)
-            if problems:
-                raise InvalidSpecError(self.spec.name, problems)
-            self.check_with_engine()
-            self._docker = prepare_docker(self.spec, self.cells, self._experiment, self._echo)
             try:
-                folder, index = self._open_results()
-                try:
-                    return self._run_all(engine, folder, index)
-                finally:
-                    index.close()
+                outcome = self._checked_run(engine)
             finally:
-                if self._docker is not None:
-                    # The images' holds, and whatever an executor could not remove.
-                    remove_experiment(self._docker.client, self._experiment)
-                    self._docker.client.close()
+                self._teardown_signals.release()
+        outcome.interrupted = self._teardown_signals.signum
+        return outcome
+
+    def _checked_run(self, engine: Path) -> RunOutcome:
+        if self.resume is not None:
+            check_resumable(self.resume, self.spec, self.profile)
+        else:
+            check_results_root(self.results_root)
+        problems = run_problems(self.spec)
+        if problems:
+            raise InvalidSpecError(self.spec.name, problems)
+        self.check_with_engine()
+        self._docker = prepare_docker(self.spec, self.cells, self._experiment, self._echo)
+        try:
+            folder, index = self._open_results()
+            try:
+                return self._run_all(engine, folder, index)
+            except ContioError as exc:
+                if not isinstance(exc, Interrupted) and self.resume is None:
+                    self._drop_if_unused(folder, index)
+                raise
+            finally:
+                index.close()
+        finally:
+            self._teardown_signals.hold()
+            if self._docker is not None:
+                # The images' holds, and whatever an executor could not remove.
+                remove_experiment(self._docker.client, self._experiment)
+                self._docker.client.close()
+
+    def _drop_if_unused(self, folder: ResultsFolder, index: ResultsIndex) -> None:
+        """A new results folder in which no phase was recorded (the run was refused or
+        failed before its first phase) is removed: nothing in it was measured."""
+        if not index.phases():
+            index.close()
+            folder.remove_unused()
+            self.folder = None
 
     def _open_results(self) -> tuple[ResultsFolder, ResultsIndex]:
         if self.resume is not None:
@@ -275,28 +306,37 @@ class Runner:
                             progress.cell_done(cell, already=True)
                             continue
                         self._run_cell(engine, folder, index, cell, progress)
+                self._teardown_signals.hold()  # every cell has ended: the teardown is next
         finally:
-            try:
-                self._release_data()
-            finally:
-                self._close_executors()
-            try:
-                try:
-                    self.io.release()
-                finally:
-                    self._release_middleware()
-            finally:
-                descriptions = {n: self.pool.describe(n) for n in self.spec.backend_definitions()}
-                self.pool.teardown()
-                for name, description in descriptions.items():
-                    if description:
-                        index.set_backend(name, description, None)
-                    elif self.pool.unavailable(name):
-                        index.set_backend(name, None, self.pool.unavailable(name))
-                folder.replace_derived_json(BACKENDS_JSON, index.backends())
-                summaries = summarize(index)
-                folder.replace_derived(SUMMARY_CSV, summary_rows(summaries))
+            summaries = self._teardown(folder, index)
         return RunOutcome(folder, summaries)
+
+    def _teardown(self, folder: ResultsFolder, index: ResultsIndex) -> list[CellSummary]:
+        """Release everything the run holds, backends last, then write backends.json and
+        summary.csv; signals wait until it is done (`contio.run.teardown_signals`)."""
+        self._teardown_signals.hold()
+        wait_at_gate()
+        try:
+            self._release_data()
+        finally:
+            self._close_executors()
+        try:
+            try:
+                self.io.release()
+            finally:
+                self._release_middleware()
+        finally:
+            descriptions = {n: self.pool.describe(n) for n in self.spec.backend_definitions()}
+            self.pool.teardown()
+            for name, description in descriptions.items():
+                if description:
+                    index.set_backend(name, description, None)
+                elif self.pool.unavailable(name):
+                    index.set_backend(name, None, self.pool.unavailable(name))
+            folder.replace_derived_json(BACKENDS_JSON, index.backends())
+            summaries = summarize(index)
+            folder.replace_derived(SUMMARY_CSV, summary_rows(summaries))
+        return summaries
 
     def _run_passes(
         self, engine: Path, folder: ResultsFolder, index: ResultsIndex, progress: RunProgress
@@ -675,6 +715,8 @@ class Runner:
                 self._finish_faults(faults, context)
             if trace is not None:
                 (metrics.parent / REQUESTS_JSON).write_text(json.dumps(trace.finish()) + "\n")
+        if middleware is not None and phase == "run":
+            middleware.check_held()  # a coordinator or agent that died fails the cell
         sampled = phase_columns(metrics, len(containers), loaded.disk) if metrics else {}
         records, failure = [], None
         for container, member, code, location in zip(

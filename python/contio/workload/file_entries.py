@@ -4,18 +4,26 @@
     {kind: fio, name: NAME?, file: PATH}        # a job file, relative to the spec
     {kind: fio, name: NAME?, job: {rw: randread, bs: 4k, …}}   # one job, inline
 
-Errors name the key and the allowed values; the engine checks every other option
-before anything runs (`Runner.check_with_engine`).
+Errors name the key and the allowed values. A job's files stay in the backend's data
+directory (`contio.workload.fio_options`); the engine checks every other option before
+anything runs (`contio.run.phase_calls.check_with_engine`).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 from contio.errors import FileWorkloadError
+from contio.input_files import resolved
 from contio.workload.file_kinds import FIO_RW, SYSBENCH_MODES, read_job_file
 from contio.workload.files import WorkloadRef
+from contio.workload.fio_options import (
+    fio_job_name_problem,
+    fio_option_problem,
+    sysbench_option_problem,
+)
 from contio.yaml_input import number_text
 
 ALLOWED_KEYS = {"sysbench": ("kind", "name", "options"), "fio": ("kind", "name", "file", "job")}
@@ -25,6 +33,8 @@ def _text(key: str, value: Any) -> str | None:
     """An option value as the engine reads it; True is a bare switch (None), False drops it."""
     if isinstance(value, bool):
         return None if value else "0"
+    if isinstance(value, float) and not math.isfinite(value):
+        raise FileWorkloadError(f"{key}: {value} is not a finite number")
     if isinstance(value, (int, float)):
         return number_text(value)  # 1e9 and 1000.0 reach the engine as integers
     if isinstance(value, str):
@@ -33,9 +43,31 @@ def _text(key: str, value: Any) -> str | None:
 
 
 def _options(kind: str, key: str, raw: Any) -> tuple[tuple[str, str | None], ...]:
-    if not isinstance(raw, dict) or not raw:
+    if isinstance(raw, dict) and not raw:
+        raise FileWorkloadError(
+            f"{key}: has no options: give the {kind} job's options ({{rw: read}})"
+        )
+    if not isinstance(raw, dict):
         raise FileWorkloadError(f"{key}: must be a mapping of {kind} options to values")
-    return tuple((str(k), _text(f"{key}.{k}", v)) for k, v in raw.items())
+    options = tuple((str(k), _text(f"{key}.{k}", v)) for k, v in raw.items())
+    allowed = fio_option_problem if kind == "fio" else sysbench_option_problem
+    for option, value in options:
+        problem = allowed(option, value)
+        if problem is not None:
+            raise FileWorkloadError(f"{key}.{option}: {problem}")
+    return options
+
+
+def _check_job_file(path: Path, sections: list[tuple[str, dict[str, str | None]]]) -> None:
+    """A job file's sections keep their files in the data directory (as an inline job)."""
+    for section, values in sections:
+        problem = fio_job_name_problem(section) if section != "global" else None
+        if problem is not None:
+            raise FileWorkloadError(f"file: {str(path)!r}: [{section}]: {problem}")
+        for option, value in values.items():
+            problem = fio_option_problem(option, value)
+            if problem is not None:
+                raise FileWorkloadError(f"file: {str(path)!r}: [{section}] {option}: {problem}")
 
 
 def file_workload(entry: dict[str, Any], base_dir: Path) -> WorkloadRef:
@@ -51,6 +83,11 @@ def file_workload(entry: dict[str, Any], base_dir: Path) -> WorkloadRef:
     if kind == "sysbench":
         options = _options(kind, "options", entry.get("options"))
         mode = dict(options).get("file-test-mode")
+        if "file-test-mode" not in dict(options):
+            raise FileWorkloadError(
+                "options.file-test-mode: required, but missing; allowed: "
+                + ", ".join(SYSBENCH_MODES)
+            )
         if mode not in SYSBENCH_MODES:
             raise FileWorkloadError(
                 f"options.file-test-mode: {mode!r} is not a mode; allowed: "
@@ -60,15 +97,17 @@ def file_workload(entry: dict[str, Any], base_dir: Path) -> WorkloadRef:
     if ("file" in entry) == ("job" in entry):
         raise FileWorkloadError("a fio workload needs exactly one of 'file' (a job file) or 'job'")
     if "file" in entry:
-        path = (base_dir / Path(str(entry["file"])).expanduser()).resolve()
-        if path.is_dir():
-            raise FileWorkloadError(f"file: {str(path)!r} is a directory, expected a fio job file")
-        if not path.is_file():
-            raise FileWorkloadError(f"file: fio job file {str(path)!r} does not exist")
-        read_job_file(path)  # a job file the engine cannot read is refused now, by name
+        path = resolved(base_dir / Path(str(entry["file"])).expanduser())
+        # A job file the engine cannot read, or that writes outside the data directory,
+        # is refused now, by name.
+        _check_job_file(path, read_job_file(path))
         return WorkloadRef(name or path.stem, path, kind)
     options = _options(kind, "job", entry["job"])
     rw = dict(options).get("rw", dict(options).get("readwrite", "read"))
     if rw not in FIO_RW:
         raise FileWorkloadError(f"job.rw: {rw!r} is not allowed; allowed: {', '.join(FIO_RW)}")
-    return WorkloadRef(name or f"fio-{rw}", None, kind, options)
+    job_name = name or f"fio-{rw}"
+    problem = fio_job_name_problem(job_name)  # the inline job's section in the job file
+    if problem is not None:
+        raise FileWorkloadError(f"name: {problem}")
+    return WorkloadRef(job_name, None, kind, options)

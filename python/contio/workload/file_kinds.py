@@ -30,7 +30,9 @@ from typing import Any
 
 from contio.backends.filesystem import parse_size
 from contio.errors import FileWorkloadError
+from contio.input_files import InputFileProblem, read_input_text
 from contio.workload.files import WorkloadRef
+from contio.workload.fio_options import fio_option_problem
 
 SYSBENCH_MODES = ("seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw")
 SYSBENCH_READ_ONLY = ("seqrd", "rndrd")
@@ -173,15 +175,6 @@ def laid_out_bytes(kind: str, workload: WorkloadRef, properties: Mapping[str, st
 _TIME_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
-def _places_itself(sections: list[tuple[str, dict[str, Any]]]) -> bool:
-    """Whether a fio job file says where its files are: a `directory`, or only absolute
-    `filename`s (a device or a file the user chose)."""
-    names = [s["filename"] for _, s in sections if s.get("filename")]
-    if any("directory" in s for _, s in sections):
-        return True
-    return bool(names) and all(Path(str(n)).is_absolute() for n in names)
-
-
 def fio_run_seconds(
     workload: WorkloadRef, properties: Mapping[str, str], bytes_per_sec: float
 ) -> float:
@@ -254,13 +247,13 @@ class FioKind:
         """The job file the engine runs in `phase`: the workload's sections with contio's
         settings (data directory, stop rule, `fio.*` properties, load overrides)."""
         sections = _sections(call.workload)
+        overrides = _overrides(self.name, call.properties)
+        _in_data_directory(sections, overrides)
         if sections[0][0] != "global":
             sections.insert(0, ("global", {}))
-        if not _places_itself(sections):
-            # A relative `filename` is relative to `directory` (as in fio): without it,
-            # the files would land in whatever directory contio was started from.
-            sections[0] = ("global", {"directory": str(call.data_dir), **sections[0][1]})
-        overrides = _overrides(self.name, call.properties)
+        # A relative `filename` is relative to `directory` (as in fio): without it, the
+        # files would land in whatever directory contio was started from.
+        sections[0] = ("global", {"directory": str(call.data_dir), **sections[0][1]})
         seconds, operations = _stop(call.properties)
         if operations:
             raise FileWorkloadError(
@@ -313,6 +306,18 @@ class FioKind:
         return tuple(found)
 
 
+def _in_data_directory(
+    sections: list[tuple[str, dict[str, str | None]]], overrides: Mapping[str, str | None]
+) -> None:
+    """Refuse a job that would write outside the data directory. The spec's checks refuse
+    it first, naming the field; this holds for a job file changed since."""
+    for name, values in [*sections, ("properties", dict(overrides))]:
+        for key, value in values.items():
+            problem = fio_option_problem(key, value)
+            if problem is not None:
+                raise FileWorkloadError(f"fio job [{name}] {key}: {problem}")
+
+
 def _run_generation(
     sections: list[tuple[str, dict[str, str | None]]], overrides: dict[str, str | None]
 ) -> dict[str, str | None]:
@@ -342,6 +347,17 @@ def _jobs(
     return [{**shared, **values, **overrides} for name, values in sections if name != "global"]
 
 
+def named_jobs(
+    workload: WorkloadRef, properties: Mapping[str, str]
+) -> list[tuple[str, dict[str, str | None]]]:
+    """Each job of a fio workload: its name and its options as fio applies them (with the
+    spec's `fio.*` properties over them)."""
+    sections = _sections(workload)
+    jobs = _jobs(sections, _overrides("fio", properties))
+    names = [name for name, _ in sections if name != "global"]
+    return list(zip(names, jobs, strict=True))
+
+
 def _sections(workload: WorkloadRef) -> list[tuple[str, dict[str, str | None]]]:
     """The job's sections in order: the job file's, or `[global]` + one job for inline."""
     if workload.path is None:
@@ -359,14 +375,11 @@ def read_job_file(path: Path) -> list[tuple[str, dict[str, str | None]]]:
     parser.optionxform = str  # type: ignore[assignment,method-assign]  # keep the key's case
     where = f"fio job file {str(path)!r}"
     try:
-        parser.read_string(path.read_text(encoding="utf-8"), str(path))
-    except OSError as exc:
-        raise FileWorkloadError(f"cannot read {where}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise FileWorkloadError(
-            f"{where} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
-            f"{exc.start}); a job file is an INI text file"
-        ) from None
+        text = read_input_text(path, "a fio job file (INI text)")
+    except InputFileProblem as exc:
+        raise FileWorkloadError(f"file: fio job file {exc}") from None
+    try:
+        parser.read_string(text, str(path))
     except configparser.MissingSectionHeaderError as exc:
         raise FileWorkloadError(
             f"{where}: line {exc.lineno}: option {exc.line.strip()!r} outside any section; "
@@ -376,4 +389,9 @@ def read_job_file(path: Path) -> list[tuple[str, dict[str, str | None]]]:
         raise FileWorkloadError(f"{where}: {exc.message}") from None
     if not parser.sections():
         raise FileWorkloadError(f"{where} has no [section]: it defines no job")
+    if all(name == "global" for name in parser.sections()):
+        raise FileWorkloadError(
+            f"{where} has only a [global] section: it defines no job; add a [job name] "
+            "section with the job's options"
+        )
     return [(name, dict(parser[name])) for name in parser.sections()]

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from importlib.resources import as_file, files
 from pathlib import Path
 
+from contio.input_files import InputFileProblem, read_input_text, resolved
+
 PACKAGED_DIR = "ycsb"
 
 
@@ -45,19 +47,6 @@ def looks_like_path(value: str) -> bool:
     return "/" in value or value.startswith(".") or value.endswith(".properties")
 
 
-def _check_text(path: Path) -> None:
-    """A workload file must be UTF-8 text (a Java properties file)."""
-    try:
-        path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise LookupError(f"cannot read workload file {str(path)!r}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise LookupError(
-            f"workload file {str(path)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} "
-            f"at offset {exc.start}); a workload file holds key=value lines"
-        ) from None
-
-
 def resolve_workload(value: str, base_dir: Path) -> WorkloadRef:
     """Resolve a spec's workload entry: a packaged name, or a path relative to `base_dir`.
 
@@ -67,12 +56,11 @@ def resolve_workload(value: str, base_dir: Path) -> WorkloadRef:
     if value in packaged:
         return WorkloadRef(value, packaged[value])
     if looks_like_path(value):
-        path = (base_dir / Path(value).expanduser()).resolve()
-        if path.is_dir():
-            raise LookupError(f"{str(path)!r} is a directory, expected a workload file")
-        if not path.is_file():
-            raise LookupError(f"workload file {str(path)!r} does not exist")
-        _check_text(path)
+        path = resolved(base_dir / Path(value).expanduser())
+        try:
+            read_input_text(path, "a text file of key=value lines")
+        except InputFileProblem as exc:
+            raise LookupError(f"workload file {exc}") from None
         return WorkloadRef(path.name, path)
     allowed = ", ".join(packaged) if packaged else "(no packaged workloads found)"
     raise LookupError(

@@ -29,8 +29,12 @@ pub struct ClientConfig {
     pub label: String,
     /// `measurementtype` and its properties.
     pub measurement: MeasurementConfig,
-    /// Also measure from intended start times when throttled (`measurement.interval` ≠ op).
+    /// Also measure from intended start times: when throttled (for the JSON
+    /// document, whatever the interval) or when `measurement.interval` shows them.
     pub measure_intended: bool,
+    /// Unthrottled calls measure their intended latency from their actual start,
+    /// as YCSB does with `measurement.interval` `intended` or `both`.
+    pub intended_from_start: bool,
 }
 
 impl ClientConfig {
@@ -57,22 +61,21 @@ impl ClientConfig {
             0,
             "a non-negative integer (seconds; 0 = no limit)",
         )?;
-        let interval = p.choice_or("measurement.interval", "both", &["op", "intended", "both"])?;
         let measurement = MeasurementConfig::from_properties(p)?;
+        let target_ops_per_sec =
+            p.parse_or("target", 0, "a non-negative integer (ops/s; 0 = unlimited)")?;
+        let shows_intended = measurement.interval.shows_intended();
         Ok(Self {
             threads,
-            target_ops_per_sec: p.parse_or(
-                "target",
-                0,
-                "a non-negative integer (ops/s; 0 = unlimited)",
-            )?,
+            target_ops_per_sec,
             max_execution_time: (max_secs > 0).then(|| Duration::from_secs(max_secs)),
             status_interval: Duration::from_secs(status_secs),
             show_status,
             status_to_stdout: measurement.kind == MeasurementType::TimeSeries,
             label: p.get("label").unwrap_or("").to_string(),
             measurement,
-            measure_intended: interval != "op",
+            measure_intended: target_ops_per_sec > 0 || shows_intended,
+            intended_from_start: shows_intended,
         })
     }
 }

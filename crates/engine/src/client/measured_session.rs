@@ -13,6 +13,9 @@ pub struct MeasuredSession {
     recorder: Recorder,
     clock: Clock,
     intended: Option<Tick>,
+    /// Without an intended start, a call's intended latency is its own (YCSB's
+    /// `measurement.interval` intended/both); else none is recorded.
+    intended_from_start: bool,
     heartbeat: Arc<Heartbeat>,
     /// Calls that end at or after it are outside the measured window (the time limit).
     window_end: Tick,
@@ -36,10 +39,24 @@ impl MeasuredSession {
             recorder,
             clock,
             intended: None,
+            intended_from_start: false,
             heartbeat,
             window_end: window_end.unwrap_or(Tick::from_raw(u64::MAX)),
             late: false,
         }
+    }
+
+    /// Measures unthrottled calls' intended latency from their actual start.
+    pub fn with_intended_from_start(mut self, on: bool) -> Self {
+        self.intended_from_start = on;
+        self
+    }
+
+    /// The intended start of a call that started at `start`, if one is measured.
+    #[inline]
+    fn intended_for(&self, start: Tick) -> Option<Tick> {
+        self.intended
+            .or_else(|| self.intended_from_start.then_some(start))
     }
 
     /// True once a call ended after the measured window (and so was not recorded).
@@ -71,7 +88,8 @@ impl MeasuredSession {
             self.late = true;
             return;
         }
-        self.recorder.record(op, status, start, end, self.intended);
+        let intended = self.intended_for(start);
+        self.recorder.record(op, status, start, end, intended);
     }
 
     #[inline]
@@ -147,10 +165,12 @@ impl MeasuredSession {
         } else {
             Status::Error
         };
-        // Cleanup is not an operation of the workload: no intended start applies,
-        // and it is kept in the thread's last second even after a time limit.
+        // Cleanup is not an operation of the workload: no throttle deadline applies
+        // (YCSB measures its intended latency from its start), and it is kept in
+        // the thread's last second even after a time limit.
+        let intended = self.intended_from_start.then_some(start);
         self.recorder
-            .record_final(Operation::Cleanup, status, start, end);
+            .record_final(Operation::Cleanup, status, start, end, intended);
         self.recorder.finish();
         result.err().map(|e| e.to_string())
     }

@@ -107,6 +107,7 @@ pub(crate) fn reporting(client: &ClientConfig, started_at: SystemTime) -> Report
     let m = &client.measurement;
     Reporting {
         kind: m.kind,
+        interval: m.interval,
         label: client.label.clone(),
         status_to_stdout: client.status_to_stdout,
         hdr_log: m
@@ -144,6 +145,7 @@ pub fn run_phase(
         clock: Clock::new(),
         stop: stop.clone(),
         measure_intended: client.measure_intended,
+        intended_from_start: client.intended_from_start,
         extras: extras(&client.measurement),
         gate: StartGate::new(),
         heartbeats: heartbeats(threads),

@@ -35,6 +35,8 @@ pub struct WorkerContext {
     pub clock: Clock,
     pub stop: StopFlag,
     pub measure_intended: bool,
+    /// Unthrottled calls measure intended latency from their actual start.
+    pub intended_from_start: bool,
     /// What the recorder keeps besides histograms (timeseries, raw).
     pub extras: ExtrasConfig,
     /// Where the threads wait until all have opened their sessions.
@@ -70,7 +72,8 @@ pub fn run(plan: WorkerPlan, ctx: &WorkerContext, sink: Sender<Interval>) -> Wor
         }
     };
     let heartbeat = ctx.heartbeats.get(plan.thread).cloned().unwrap_or_default();
-    let mut db = MeasuredSession::new(session, recorder, heartbeat, start.deadline);
+    let mut db = MeasuredSession::new(session, recorder, heartbeat, start.deadline)
+        .with_intended_from_start(ctx.intended_from_start);
     let mut work = ctx.workload.thread();
     let throttle = (plan.ops_per_sec > 0.0)
         .then(|| Throttle::start(plan.ops_per_sec, &ctx.clock, &mut thread_rng(), &ctx.stop));

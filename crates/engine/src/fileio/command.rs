@@ -32,11 +32,15 @@ pub(crate) fn refuse(e: &FileIoError, usage: &str) -> i32 {
     e.exit_code()
 }
 
-/// Refuses a `-json` path whose directory does not exist, before anything runs.
+/// Refuses a `-json` path whose directory does not exist, or that holds what
+/// is not a regular file (a FIFO, a device), before anything runs.
 pub(crate) fn check_json_path(path: Option<&str>) -> Result<(), FileIoError> {
     let Some(p) = path.filter(|p| *p != "-") else {
         return Ok(());
     };
+    if let Some(problem) = crate::file_kind::output_problem(Path::new(p)) {
+        return Err(FileIoError::invalid("-json", problem));
+    }
     match Path::new(p).parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(dir) if !dir.is_dir() => Err(FileIoError::invalid(
             "-json",

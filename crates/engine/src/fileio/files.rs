@@ -11,6 +11,7 @@ use std::path::Path;
 use super::buffer::AlignedBuf;
 use super::error::FileIoError;
 use super::plan::{FileSpec, Plan};
+use super::target::{self, Target};
 
 /// Chunk written when laying files out.
 const LAYOUT_CHUNK: usize = 1 << 20;
@@ -46,13 +47,15 @@ pub fn free_bytes(dir: &Path) -> Result<u64, FileIoError> {
     Ok(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
-/// How many bytes laying out `files` would write (missing or short files).
+/// How many bytes laying out `files` would write: missing or short regular
+/// files only (a device is never laid out).
 pub fn bytes_to_lay_out(files: &[FileSpec]) -> u64 {
     files
         .iter()
-        .map(|f| {
-            let have = std::fs::metadata(&f.path).map(|m| m.len()).unwrap_or(0);
-            f.size.saturating_sub(have)
+        .map(|f| match target::inspect(&f.path) {
+            Ok(Target::Missing) => f.size,
+            Ok(Target::Regular { len }) => f.size.saturating_sub(len),
+            _ => 0,
         })
         .sum()
 }
@@ -73,19 +76,36 @@ pub fn check_space(option: &str, dir: &Path, needed: u64) -> Result<(), FileIoEr
     Ok(())
 }
 
-/// Extends each file to its size with non-compressible data, then syncs it.
-/// Returns bytes written.
+/// Opens (creating it if missing) a regular file to write its layout, and
+/// refuses anything else. Callers have checked what the path is; this check on
+/// the open descriptor also holds when the path changed since (O_NONBLOCK so
+/// that a FIFO put there cannot block the open).
+pub fn open_regular_for_layout(path: &Path) -> Result<File, FileIoError> {
+    let file = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| setup_error(path, "create", e))?;
+    let meta = file.metadata().map_err(|e| setup_error(path, "stat", e))?;
+    if !meta.is_file() {
+        return Err(FileIoError::unusable(
+            path,
+            "is not a regular file; only regular files are laid out",
+        ));
+    }
+    Ok(file)
+}
+
+/// Extends each regular file to its size with non-compressible data from its
+/// current end (bytes already there are kept), then syncs it. Returns bytes written.
 pub fn lay_out(files: &[FileSpec]) -> Result<u64, FileIoError> {
     let mut chunk = AlignedBuf::new(LAYOUT_CHUNK);
     chunk.fill_random(0x5eed);
     let mut written = 0;
     for f in files {
-        let mut file = OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(false)
-            .open(&f.path)
-            .map_err(|e| setup_error(&f.path, "create", e))?;
+        let mut file = open_regular_for_layout(&f.path)?;
         let have = file
             .metadata()
             .map_err(|e| setup_error(&f.path, "stat", e))?
@@ -110,12 +130,17 @@ pub fn lay_out(files: &[FileSpec]) -> Result<u64, FileIoError> {
     Ok(written)
 }
 
-/// Every file must exist and be at least its size (for runs that do not lay out).
+/// Every file (or block device) must exist and hold at least its size (for
+/// runs that do not lay out).
 pub fn check_present(files: &[FileSpec], hint: &str) -> Result<(), FileIoError> {
     for f in files {
-        let len = match std::fs::metadata(&f.path) {
-            Ok(m) => m.len(),
-            Err(_) => return Err(FileIoError::unusable(&f.path, format!("missing; {hint}"))),
+        let found = target::inspect(&f.path)?;
+        let Some(len) = found.addressable_bytes() else {
+            let what = match found {
+                Target::Missing => "missing".to_string(),
+                other => format!("is a {}", other.kind()),
+            };
+            return Err(FileIoError::unusable(&f.path, format!("{what}; {hint}")));
         };
         if len < f.size {
             return Err(FileIoError::unusable(
@@ -127,20 +152,20 @@ pub fn check_present(files: &[FileSpec], hint: &str) -> Result<(), FileIoError> 
     Ok(())
 }
 
-/// Opens every file for the run: read-write (read-only when nothing writes), with
-/// O_DIRECT and the extra flags of the plan.
+/// Opens every file for the run: read-write when the run writes it, else
+/// read-only; with O_DIRECT and the extra flags of the plan.
 pub fn open_all(plan: &Plan) -> Result<Vec<File>, FileIoError> {
     let mut flags = plan.open_flags;
     if plan.direct {
         flags |= libc::O_DIRECT;
     }
-    let write = plan.writes() && !plan.verify.is_some_and(|v| v.only);
     plan.files
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             OpenOptions::new()
                 .read(true)
-                .write(write)
+                .write(plan.writes_file(i))
                 .custom_flags(flags)
                 .open(&f.path)
                 .map_err(|e| match e.raw_os_error() {

@@ -6,7 +6,9 @@
 //! and print their tool's text; everything between is shared and lives here.
 //!
 //! Flow: front-end options (`sysbench::options`, `fio::ini` + `fio::job`) → a
-//! `plan::Plan` → files checked, laid out and opened (`files`, `page_cache`) →
+//! `plan::Plan` → files checked (`target`: what a path is, devices with their
+//! real size; `device_use`: a device written only when unused), laid out and
+//! opened (`files`, `page_cache`) →
 //! `run`: threads (`worker` for sync/mmap, `queued_worker` for io_uring) take
 //! request numbers from their stream and map them to requests (`requests`),
 //! issuing them through `io_calls` into `buffer`s → the measurement collector
@@ -21,6 +23,7 @@ pub mod sysbench;
 pub mod block_header;
 pub mod buffer;
 pub mod command;
+pub mod device_use;
 pub mod error;
 pub mod files;
 pub mod io_calls;
@@ -31,6 +34,7 @@ pub mod queued_worker;
 pub mod requests;
 pub mod run;
 pub mod size;
+pub mod target;
 pub mod verify_pass;
 pub mod worker;
 

@@ -199,6 +199,17 @@ impl Plan {
     pub fn writes(&self) -> bool {
         self.streams.iter().any(|s| s.mix.read_share < 1.0)
     }
+
+    /// True when the run writes `file`: a stream that writes works on it (and
+    /// the run is not `verify_only`). Files no stream writes are opened
+    /// read-only, so a read job beside a write job cannot write them either.
+    pub fn writes_file(&self, file: usize) -> bool {
+        !self.verify.is_some_and(|v| v.only)
+            && self
+                .streams
+                .iter()
+                .any(|s| s.mix.read_share < 1.0 && s.regions.iter().any(|r| r.file == file))
+    }
 }
 
 #[cfg(test)]

@@ -81,13 +81,15 @@ pub fn open_checked(plan: &Plan) -> Result<(Vec<File>, Vec<MmapRaw>), FileIoErro
         })?;
     }
     let maps = if plan.engine == IoEngine::Mmap {
-        let writable = plan.writes() && !plan.verify.is_some_and(|v| v.only);
         plan.files
             .iter()
             .zip(&opened)
-            .map(|(spec, file)| {
-                let options = MmapOptions::new();
-                let map = if writable {
+            .enumerate()
+            .map(|(i, (spec, file))| {
+                // The plan's size, not the file's: a block device's st_size is 0.
+                let mut options = MmapOptions::new();
+                options.len(usize::try_from(spec.size).unwrap_or(usize::MAX));
+                let map = if plan.writes_file(i) {
                     options.map_raw(file)
                 } else {
                     options.map_raw_read_only(file)
@@ -224,6 +226,10 @@ fn sync_at_end(shared: &Shared) -> Option<EndSync> {
     let mut files = 0;
     for (i, f) in shared.files.iter().enumerate() {
         use std::os::fd::AsRawFd;
+        // Only what the run wrote: a read-only file or device has nothing to sync.
+        if !shared.plan.writes_file(i) {
+            continue;
+        }
         let result = match shared.maps.get(i) {
             Some(map) => map.flush(),
             None => sync_fd(f.as_raw_fd(), shared.plan.sync_call),

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::extras::PhaseExtras;
 use super::hdr_log::HdrLog;
 use super::histogram::{add_interval, new_total, IntervalHistogram, TotalHistogram};
-use super::measurement_type::{MeasurementType, Part};
+use super::measurement_type::{MeasurementInterval, MeasurementType, Part};
 use super::operation::{Operation, Slot};
 use super::recorder::{Interval, ReturnCounts};
 use super::status_line::{self, StatusInput};
@@ -107,7 +107,29 @@ impl Measurements {
 #[derive(Debug, Default)]
 pub struct StatusWindow {
     pub operations: u64,
+    /// Latency from the actual start, by slot index.
     pub slots: BTreeMap<usize, IntervalHistogram>,
+    /// Latency from the intended start, by slot index.
+    pub intended: BTreeMap<usize, IntervalHistogram>,
+}
+
+impl StatusWindow {
+    /// The window's measurements as `interval` shows them, in report order:
+    /// (name, histogram); `Intended-READ` etc. after the others with `both`.
+    pub fn shown(&self, interval: MeasurementInterval) -> Vec<(String, &IntervalHistogram)> {
+        let mut out = Vec::new();
+        if interval.shows_actual() {
+            for (slot, h) in &self.slots {
+                out.push((Slot::from_index(*slot).name(), h));
+            }
+        }
+        if interval.shows_intended() {
+            for (slot, h) in &self.intended {
+                out.push((interval.intended_name(&Slot::from_index(*slot).name()), h));
+            }
+        }
+        out
+    }
 }
 
 /// The result of waiting for the next interval.
@@ -125,6 +147,8 @@ pub enum Received {
 pub struct Reporting {
     /// `measurementtype`: the shape of each measurement's status summary.
     pub kind: MeasurementType,
+    /// `measurement.interval`: which latencies the status lines and logs show.
+    pub interval: MeasurementInterval,
     /// `-l LABEL`: the status lines' prefix.
     pub label: String,
     /// Status lines also go to stdout (YCSB does so for `timeseries`).
@@ -137,6 +161,7 @@ impl Default for Reporting {
     fn default() -> Self {
         Self {
             kind: MeasurementType::HdrHistogram,
+            interval: MeasurementInterval::Op,
             label: String::new(),
             status_to_stdout: false,
             hdr_log: None,
@@ -216,6 +241,7 @@ impl Collector {
         }
         for (slot, h) in &interval.intended {
             add_interval(m.intended[*slot].get_or_insert_with(new_total), h);
+            merge_into(&mut self.window.intended, *slot, h);
         }
         if let Some(extras) = interval.extras {
             m.extras.merge(*extras);
@@ -366,6 +392,7 @@ impl Collector {
             window_duration: now - last,
             window: &window,
             kind: self.reporting.kind,
+            interval: self.reporting.interval,
             label: &self.reporting.label,
         });
         eprintln!("{line}");
@@ -394,30 +421,19 @@ impl Collector {
         let Some(log) = self.reporting.hdr_log.as_mut() else {
             return;
         };
-        for (slot, h) in &window.slots {
-            let name = format!("{prefix}{}", Slot::from_index(*slot).name());
-            log.write(&name, h, start - origin, now - start);
+        for (name, h) in window.shown(self.reporting.interval) {
+            log.write(&format!("{prefix}{name}"), h, start - origin, now - start);
         }
     }
 
-    /// Writes what the logs do not hold yet: the last window, and the intended-start
-    /// measurements (whole phase, one interval), then closes them.
+    /// Writes what the logs do not hold yet (the last window), then closes them.
     fn close_logs(&mut self) {
         let now = Instant::now();
         let window = self.take_window();
         self.log_window(&window, now);
-        let prefix = self.hdr_prefix();
-        let Some(mut log) = self.reporting.hdr_log.take() else {
-            return;
-        };
-        let elapsed = self.origin.map_or(Duration::ZERO, |o| now - o);
-        for (slot, h) in self.measurements.intended.iter().enumerate() {
-            if let Some(h) = h {
-                let name = format!("{prefix}Intended-{}", Slot::from_index(slot).name());
-                log.write(&name, h, Duration::ZERO, elapsed);
-            }
+        if let Some(log) = self.reporting.hdr_log.take() {
+            self.measurements.hdr_log_error = log.close().err();
         }
-        self.measurements.hdr_log_error = log.close().err();
     }
 
     /// Counts `operations` completed in `second` whose interval never arrived

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::exporter::Export;
 use crate::error::PropertyError;
 use crate::properties::Properties;
 
@@ -89,6 +90,41 @@ impl MeasurementType {
     }
 }
 
+/// `measurement.interval`: which latency the reports show (YCSB 0.17's names).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MeasurementInterval {
+    /// From the operation's actual start (`[READ]`); the default.
+    #[default]
+    Op,
+    /// From its intended start, under the operation's own name (`[READ]`, `READ.hdr`).
+    Intended,
+    /// Both: `[READ]` and `[Intended-READ]`.
+    Both,
+}
+
+impl MeasurementInterval {
+    /// Every accepted value of `measurement.interval`.
+    pub const NAMES: [&'static str; 3] = ["op", "intended", "both"];
+
+    /// True when the reports show latency from the actual start.
+    pub fn shows_actual(self) -> bool {
+        self != Self::Intended
+    }
+
+    /// True when the reports show latency from the intended start.
+    pub fn shows_intended(self) -> bool {
+        self != Self::Op
+    }
+
+    /// The name the intended-start latency of `name` is reported under.
+    pub fn intended_name(self, name: &str) -> String {
+        match self {
+            Self::Both => format!("Intended-{name}"),
+            _ => name.to_string(),
+        }
+    }
+}
+
 /// YCSB's default `hdrhistogram.percentiles` (0.17.0).
 pub const DEFAULT_PERCENTILES: [f64; 2] = [95.0, 99.0];
 /// Most `histogram.buckets` accepted (each is a counter in every report).
@@ -115,6 +151,10 @@ pub struct MeasurementConfig {
     /// `hdrhistogram.fileoutput` with `hdrhistogram.output.path`: the prefix of one
     /// HDR interval log per measurement (`PREFIX` + name + `.hdr`, as YCSB).
     pub hdr_log_prefix: Option<String>,
+    /// `measurement.interval`.
+    pub interval: MeasurementInterval,
+    /// `exporter` and `exportfile`: the summary's format and destination.
+    pub export: Export,
 }
 
 impl Default for MeasurementConfig {
@@ -128,6 +168,8 @@ impl Default for MeasurementConfig {
             raw_output: None,
             raw_no_summary: false,
             hdr_log_prefix: None,
+            interval: MeasurementInterval::Op,
+            export: Export::default(),
         }
     }
 }
@@ -172,7 +214,7 @@ impl MeasurementConfig {
         if let Some(path) = raw_output.as_deref().filter(|_| kind.keeps_raw()) {
             check_directory("measurement.raw.output_file", path)?;
         }
-        let hdr_log_prefix = if p.bool_or("hdrhistogram.fileoutput", false)? {
+        let hdr_log_prefix = if p.java_bool_or("hdrhistogram.fileoutput", false) {
             let prefix = p.get("hdrhistogram.output.path").unwrap_or("").to_string();
             if kind.has_hdr() {
                 check_directory("hdrhistogram.output.path", Path::new(&format!("{prefix}X")))?;
@@ -181,14 +223,22 @@ impl MeasurementConfig {
         } else {
             None
         };
+        let interval =
+            match p.choice_or("measurement.interval", "op", &MeasurementInterval::NAMES)? {
+                "intended" => MeasurementInterval::Intended,
+                "both" => MeasurementInterval::Both,
+                _ => MeasurementInterval::Op,
+            };
         Ok(Self {
             kind,
+            interval,
+            export: Export::from_properties(p)?,
             percentiles: percentiles(p)?,
             buckets,
-            verbose: p.bool_or("measurement.histogram.verbose", false)?,
+            verbose: p.java_bool_or("measurement.histogram.verbose", false),
             granularity_ms,
             raw_output,
-            raw_no_summary: p.bool_or("measurement.raw.no_summary", false)?,
+            raw_no_summary: p.java_bool_or("measurement.raw.no_summary", false),
             hdr_log_prefix: hdr_log_prefix.filter(|_| kind.has_hdr()),
         })
     }

@@ -20,9 +20,11 @@
 
 pub mod clock;
 pub mod collector;
+pub mod exporter;
 pub mod extras;
 pub mod hdr_log;
 pub mod histogram;
+pub mod java_format;
 pub mod measurement_type;
 pub mod operation;
 pub mod recorder;
@@ -35,6 +37,6 @@ pub mod text_series;
 
 pub use clock::{Clock, Tick};
 pub use collector::{Collector, Measurements, Received, Reporting, SecondStats, SecondSummary};
-pub use measurement_type::{MeasurementConfig, MeasurementType};
+pub use measurement_type::{MeasurementConfig, MeasurementInterval, MeasurementType};
 pub use operation::{Operation, Slot};
 pub use recorder::{Interval, Recorder};

@@ -102,8 +102,15 @@ impl Recorder {
     /// Records a call into the interval the thread is in, whatever the time: for
     /// the session's cleanup, after the workload (it belongs to the thread's last
     /// second, not to one after a time limit).
-    pub fn record_final(&mut self, op: Operation, status: Status, start: Tick, end: Tick) {
-        self.add(op, status, start, end, None);
+    pub fn record_final(
+        &mut self,
+        op: Operation,
+        status: Status,
+        start: Tick,
+        end: Tick,
+        intended: Option<Tick>,
+    ) {
+        self.add(op, status, start, end, intended);
     }
 
     #[inline]

@@ -11,18 +11,11 @@ use std::time::{Duration, SystemTime};
 
 use super::collector::StatusWindow;
 use super::histogram::IntervalHistogram;
-use super::measurement_type::{MeasurementType, Part};
-use super::operation::Slot;
+use super::measurement_type::{MeasurementInterval, MeasurementType, Part};
 
 /// Java's `DecimalFormat("#.##")`: at most two decimals, no trailing zeros.
 pub fn format_decimal2(value: f64) -> String {
-    let text = format!("{value:.2}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text.is_empty() || text == "-" {
-        "0".to_string()
-    } else {
-        text.to_string()
-    }
+    super::java_format::decimal_format_2(value)
 }
 
 /// YCSB's timestamp: `yyyy-MM-dd HH:mm:ss:SSS` (UTC here).
@@ -63,6 +56,8 @@ pub struct StatusInput<'a> {
     pub window: &'a StatusWindow,
     /// `measurementtype`: how each measurement is summarised.
     pub kind: MeasurementType,
+    /// `measurement.interval`: which latencies are shown.
+    pub interval: MeasurementInterval,
     /// `-l LABEL`: printed before the timestamp.
     pub label: &'a str,
 }
@@ -85,9 +80,9 @@ fn part_summary(part: Part, name: &str, h: &IntervalHistogram) -> String {
             format!("[{name} AverageLatency(us)={}]", format_decimal2(h.mean()))
         }
         Part::Raw => format!(
-            "{name} count: {}, average latency(us): {:.2}",
+            "{name} count: {}, average latency(us): {}",
             h.len(),
-            h.mean()
+            super::java_format::format_2f(h.mean())
         ),
     }
 }
@@ -115,11 +110,10 @@ pub fn format(input: &StatusInput<'_>) -> String {
             format_remaining(Duration::from_secs_f64(left))
         );
     }
-    for (slot, h) in &input.window.slots {
+    for (name, h) in input.window.shown(input.interval) {
         if h.is_empty() {
             continue;
         }
-        let name = Slot::from_index(*slot).name();
         let parts: Vec<String> = input
             .kind
             .parts()

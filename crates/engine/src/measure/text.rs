@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::collector::Measurements;
 use super::histogram::TotalHistogram;
-use super::measurement_type::{MeasurementConfig, Part};
+use super::measurement_type::{MeasurementConfig, MeasurementInterval, Part};
 use super::operation::{Operation, Slot};
 use super::recorder::ReturnCounts;
 use super::report::reported_operations;
@@ -16,9 +16,9 @@ use crate::target::Status;
 
 pub use super::measurement_type::DEFAULT_PERCENTILES;
 
-/// Java's `Double.toString` for the values YCSB prints (always a decimal point).
+/// Java's `Double.toString`, as YCSB prints every double of the summary.
 pub fn java_double(value: f64) -> String {
-    format!("{value:?}")
+    super::java_format::double_to_string(value)
 }
 
 /// How YCSB names a percentile line: `95` → `95th`, `91` → `91st`, `12` → `12th`,
@@ -48,47 +48,52 @@ pub struct Named<'a> {
     pub index: usize,
 }
 
-/// The measurements of a phase in report order: each operation and its failures,
-/// then the intended-start ones.
-pub fn named_measurements(m: &Measurements) -> Vec<Named<'_>> {
+/// The measurements of a phase in report order, as `measurement.interval`
+/// shows them: each operation and its failures (latency from the actual start),
+/// then the intended-start ones (`Intended-READ`; with `intended` alone they take
+/// the operation's own name and its return codes, as YCSB reports them).
+pub fn named_measurements(m: &Measurements, interval: MeasurementInterval) -> Vec<Named<'_>> {
     let ops = reported_operations(m);
+    // YCSB reports no status for a thread's cleanup.
+    let returns = |op: Operation| (op != Operation::Cleanup).then(|| &m.returns[op.index()]);
     let mut out = Vec::new();
-    for op in &ops {
-        let ok = Slot {
-            operation: *op,
-            failed: false,
-        };
-        out.push(Named {
-            name: op.name().to_string(),
-            histogram: m.actual[ok.index()].as_ref(),
-            // YCSB reports no status for a thread's cleanup.
-            returns: (*op != Operation::Cleanup).then(|| &m.returns[op.index()]),
-            index: ok.index(),
-        });
-        let failed = Slot {
-            operation: *op,
-            failed: true,
-        };
-        if let Some(h) = m.actual[failed.index()].as_ref() {
-            out.push(Named {
-                name: failed.name(),
-                histogram: Some(h),
-                returns: None,
-                index: failed.index(),
-            });
+    if interval.shows_actual() {
+        for op in &ops {
+            for failed in [false, true] {
+                let slot = Slot {
+                    operation: *op,
+                    failed,
+                };
+                let histogram = m.actual[slot.index()].as_ref();
+                if failed && histogram.is_none() {
+                    continue;
+                }
+                out.push(Named {
+                    name: slot.name(),
+                    histogram,
+                    returns: if failed { None } else { returns(*op) },
+                    index: slot.index(),
+                });
+            }
         }
     }
-    for op in &ops {
-        for failed in [false, true] {
-            let slot = Slot {
-                operation: *op,
-                failed,
-            };
-            if let Some(h) = m.intended[slot.index()].as_ref() {
+    if interval.shows_intended() {
+        let alone = !interval.shows_actual();
+        for op in &ops {
+            for failed in [false, true] {
+                let slot = Slot {
+                    operation: *op,
+                    failed,
+                };
+                let histogram = m.intended[slot.index()].as_ref();
+                // Alone, the operation's own name is always there (it holds the returns).
+                if histogram.is_none() && (failed || !alone) {
+                    continue;
+                }
                 out.push(Named {
-                    name: format!("Intended-{}", slot.name()),
-                    histogram: Some(h),
-                    returns: None,
+                    name: interval.intended_name(&slot.name()),
+                    histogram,
+                    returns: if alone && !failed { returns(*op) } else { None },
                     index: Slot::COUNT + slot.index(),
                 });
             }
@@ -164,7 +169,7 @@ pub fn render(
         "[OVERALL], Throughput(ops/sec), {}",
         java_double(throughput)
     );
-    for named in named_measurements(m) {
+    for named in named_measurements(m, config.interval) {
         for (i, (prefix, part)) in config.kind.parts().iter().enumerate() {
             let name = format!("{prefix}{}", named.name);
             let returns = if i == 0 { named.returns } else { None };
@@ -199,5 +204,57 @@ mod tests {
         assert_eq!(ordinal(53.0), "53rd");
         assert_eq!(java_double(1.0), "1.0");
         assert_eq!(java_double(9771.3), "9771.3");
+        // Rust's `{:?}` prints these as 5e-5 and 10000000.0.
+        assert_eq!(java_double(5e-5), "5.0E-5");
+        assert_eq!(java_double(1e7), "1.0E7");
+    }
+
+    fn measured() -> Measurements {
+        let mut m = Measurements::empty();
+        let read = Slot {
+            operation: Operation::Read,
+            failed: false,
+        }
+        .index();
+        let mut op = super::super::histogram::new_total();
+        op.record_n(200, 10).unwrap();
+        let mut intended = super::super::histogram::new_total();
+        intended.record_n(1_900, 10).unwrap();
+        m.actual[read] = Some(op);
+        m.intended[read] = Some(intended);
+        m.returns[Operation::Read.index()][Status::Ok.index()] = 10;
+        m
+    }
+
+    #[test]
+    fn each_interval_reports_as_ycsb() {
+        let m = measured();
+        let text = |interval| {
+            let config = MeasurementConfig {
+                interval,
+                ..MeasurementConfig::default()
+            };
+            render(1.0, 1.0, &m, &config)
+        };
+        let op = text(MeasurementInterval::Op);
+        assert!(op.contains("[READ], AverageLatency(us), 200.0\n"), "{op}");
+        assert!(!op.contains("Intended"), "{op}");
+        let intended = text(MeasurementInterval::Intended);
+        assert!(
+            intended.contains("[READ], AverageLatency(us), 1900.0\n"),
+            "{intended}"
+        );
+        assert!(intended.contains("[READ], Return=OK, 10\n"), "{intended}");
+        assert!(!intended.contains("Intended"), "{intended}");
+        let both = text(MeasurementInterval::Both);
+        assert!(
+            both.contains("[READ], AverageLatency(us), 200.0\n"),
+            "{both}"
+        );
+        assert!(
+            both.contains("[Intended-READ], AverageLatency(us), 1900.0\n"),
+            "{both}"
+        );
+        assert!(!both.contains("[Intended-READ], Return"), "{both}");
     }
 }

@@ -64,7 +64,7 @@ pub fn section(
 /// one line per operation. `started_ms` is the phase start, ms since the epoch.
 pub fn data_lines(m: &Measurements, config: &MeasurementConfig, started_ms: u64) -> String {
     let mut out = String::new();
-    for named in named_measurements(m) {
+    for named in named_measurements(m, config.interval) {
         for (prefix, part) in config.kind.parts() {
             if *part != Part::Raw {
                 continue;
@@ -95,7 +95,7 @@ pub fn destination_lines(m: &Measurements, config: &MeasurementConfig) -> String
         ),
         None => "Raw data measurement: will output to stdout.\n".to_string(),
     };
-    line.repeat(named_measurements(m).len())
+    line.repeat(named_measurements(m, config.interval).len())
 }
 
 /// Appends the raw data to `path` (created if missing), as YCSB does.

@@ -22,6 +22,10 @@ pub mod mysql;
 pub mod null;
 pub mod postgres;
 pub mod redis;
+mod redis_conn;
+mod reply_poller;
+mod reply_spin;
+mod resp;
 pub mod row;
 pub mod sql;
 

@@ -11,6 +11,11 @@
 //! `BATCHED_OK`, and the thread's last partial batch goes out at cleanup. Loading a
 //! server that commits each insert on its own (FerretDB on SQLite) is then bounded by
 //! the batch, not by one commit per record.
+//!
+//! `mongodb.upsert=true` (YCSB's; read as Java's `Boolean.parseBoolean`, so
+//! PerfKitBenchmarker's `True` is true): an insert replaces the document with its
+//! `_id`, creating it if missing (`replaceOne` with upsert), so loading over an
+//! existing collection succeeds; batched, one `update` command of upserts per batch.
 
 use mongodb::bson::spec::BinarySubtype;
 use mongodb::bson::{doc, Binary, Bson, Document};
@@ -30,7 +35,7 @@ pub fn info() -> TargetInfo {
     TargetInfo {
         name: NAME,
         summary: "MongoDB / FerretDB (YCSB layout: a document per record keyed by _id)",
-        properties: &["mongodb.url", "mongodb.batchsize"],
+        properties: &["mongodb.url", "mongodb.batchsize", "mongodb.upsert"],
         open,
     }
 }
@@ -57,6 +62,7 @@ fn open(props: &Properties) -> Result<Box<dyn TargetDriver>, TargetError> {
         }
         .into());
     }
+    let upsert = props.java_bool_or("mongodb.upsert", false);
     options.max_pool_size = Some(u32::try_from(pool).unwrap_or(u32::MAX));
     options.app_name = Some("contio-engine".into());
     let database_name = options
@@ -73,9 +79,10 @@ fn open(props: &Properties) -> Result<Box<dyn TargetDriver>, TargetError> {
     Ok(Box::new(MongoDriver {
         database,
         batch_size,
+        upsert,
         description: serde_json::json!({
             "url": url, "database": database_name, "max_pool_size": pool,
-            "batch_size": batch_size,
+            "batch_size": batch_size, "upsert": upsert,
             "layout": "document per record, _id = key, fields as binary",
         }),
     }))
@@ -84,6 +91,7 @@ fn open(props: &Properties) -> Result<Box<dyn TargetDriver>, TargetError> {
 struct MongoDriver {
     database: Database,
     batch_size: usize,
+    upsert: bool,
     description: serde_json::Value,
 }
 
@@ -94,6 +102,7 @@ impl TargetDriver for MongoDriver {
             collection: None,
             errors: FirstError::default(),
             batch_size: self.batch_size,
+            upsert: self.upsert,
             queued: Vec::new(),
         }))
     }
@@ -109,6 +118,8 @@ struct MongoSession {
     collection: Option<(String, Collection<Document>)>,
     errors: FirstError,
     batch_size: usize,
+    /// Inserts replace (or create) the document with their `_id`.
+    upsert: bool,
     /// Inserts waiting for a full batch: the table and its documents.
     queued: Vec<(String, Document)>,
 }
@@ -125,7 +136,7 @@ impl MongoSession {
         }
     }
 
-    fn fail(&mut self, op: &str, err: mongodb::error::Error) -> Status {
+    fn fail(&mut self, op: &str, err: impl std::fmt::Display) -> Status {
         self.errors.report(NAME, op, err);
         Status::Error
     }
@@ -143,12 +154,48 @@ impl MongoSession {
                     .take_while(|(t, _)| *t == table)
                     .count();
             let documents = queued[start..end].iter().map(|(_, d)| d.clone());
-            if let Err(e) = self.collection(&table).insert_many(documents).run() {
+            let sent = if self.upsert {
+                self.upsert_many(&table, documents)
+            } else {
+                self.collection(&table)
+                    .insert_many(documents)
+                    .run()
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            };
+            if let Err(e) = sent {
                 status = self.fail("insert", e);
             }
             start = end;
         }
         status
+    }
+}
+
+impl MongoSession {
+    /// One `update` command replacing (or creating) each document by its `_id`.
+    fn upsert_many(
+        &mut self,
+        table: &str,
+        documents: impl Iterator<Item = Document>,
+    ) -> Result<(), String> {
+        let updates: Vec<Bson> = documents
+            .map(|d| {
+                let id = d.get("_id").cloned().unwrap_or(Bson::Null);
+                Bson::Document(doc! {"q": {"_id": id}, "u": d, "upsert": true})
+            })
+            .collect();
+        let reply = self
+            .database
+            .run_command(doc! {"update": table, "updates": updates, "ordered": false})
+            .run()
+            .map_err(|e| e.to_string())?;
+        match reply.get_array("writeErrors") {
+            Ok(errors) if !errors.is_empty() => {
+                Err(format!("upsert: {}", Bson::Array(errors.clone())))
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -267,8 +314,21 @@ impl Session for MongoSession {
             }
             return self.flush();
         }
-        match self.collection(table).insert_one(document).run() {
-            Ok(_) => Status::Ok,
+        let sent = if self.upsert {
+            self.collection(table)
+                .replace_one(doc! {"_id": key}, document)
+                .upsert(true)
+                .run()
+                .map(|_| ())
+        } else {
+            self.collection(table)
+                .insert_one(document)
+                .run()
+                .map(|_| ())
+        }
+        .map_err(|e| e.to_string());
+        match sent {
+            Ok(()) => Status::Ok,
             Err(e) => self.fail("insert", e),
         }
     }

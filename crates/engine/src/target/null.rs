@@ -5,8 +5,11 @@
 //! to see coordinated omission (under `-target` faster than the target serves,
 //! latency from the intended start grows while the actual latency stays at
 //! the delay). With `null.delay_random=true` each operation's delay is drawn
-//! uniformly below `null.delay_us` instead (YCSB's BasicDB with
-//! `basicdb.randomizedelay`).
+//! uniformly below `null.delay_us` instead, in whole multiples of
+//! `null.delay_step_us` (default 1): YCSB's BasicDB with `basicdb.simulatedelay=N`
+//! (and its default `basicdb.randomizedelay=true`) sleeps a whole number of
+//! milliseconds drawn from 0 to N−1, which is `null.delay_us=N000` with
+//! `null.delay_step_us=1000`.
 //!
 //! `null.test_hang_after` is for testing the engine itself: after that many
 //! calls every call blocks for good, as a target stuck in a write stall does.
@@ -25,6 +28,8 @@ use crate::properties::Properties;
 const DELAY_KEY: &str = "null.delay_us";
 /// The property making the service time random (uniform below the delay).
 const RANDOM_KEY: &str = "null.delay_random";
+/// The property making random delays whole multiples of it, in microseconds.
+const STEP_KEY: &str = "null.delay_step_us";
 /// The longest latency the histograms record (60 s); a longer delay would
 /// also keep an interrupted run from stopping for that long.
 const MAX_DELAY_US: u64 = 60_000_000;
@@ -37,7 +42,7 @@ pub fn info() -> TargetInfo {
     TargetInfo {
         name: "null",
         summary: "does nothing; measures the client itself (null.delay_us: a service time)",
-        properties: &[DELAY_KEY, RANDOM_KEY, HANG_KEY],
+        properties: &[DELAY_KEY, RANDOM_KEY, STEP_KEY, HANG_KEY],
         open: |props: &Properties| {
             let micros: u64 = props.parse_or(DELAY_KEY, 0, DELAY_EXPECTED)?;
             if micros > MAX_DELAY_US {
@@ -49,6 +54,16 @@ pub fn info() -> TargetInfo {
                 .into());
             }
             let random = props.bool_or(RANDOM_KEY, false)?;
+            let step_us: u64 =
+                props.parse_or(STEP_KEY, 1, "a whole number of microseconds >= 1")?;
+            if step_us == 0 {
+                return Err(PropertyError::BadValue {
+                    key: STEP_KEY.into(),
+                    value: "0".into(),
+                    expected: "a whole number of microseconds >= 1".into(),
+                }
+                .into());
+            }
             let hang_after: u64 =
                 props.parse_or(HANG_KEY, 0, "a whole number of calls (0 = never)")?;
             Ok(match (micros, hang_after) {
@@ -56,6 +71,7 @@ pub fn info() -> TargetInfo {
                 (micros, after) => Box::new(DelayedDriver {
                     delay: Duration::from_micros(micros),
                     random,
+                    step_us,
                     hang: (after > 0).then(|| Arc::new(HangAfter::new(after))),
                 }),
             })
@@ -130,6 +146,7 @@ impl HangAfter {
 struct DelayedDriver {
     delay: Duration,
     random: bool,
+    step_us: u64,
     hang: Option<Arc<HangAfter>>,
 }
 
@@ -144,6 +161,8 @@ impl TargetDriver for DelayedDriver {
         }
         Ok(Box::new(DelayedSession {
             delay: self.delay,
+            steps: (self.delay.as_micros() as u64 / self.step_us).max(1),
+            step: Duration::from_micros(self.step_us),
             rng: self.random.then(crate::generator::thread_rng),
             hang: self.hang.clone(),
         }))
@@ -153,6 +172,7 @@ impl TargetDriver for DelayedDriver {
         let mut d = serde_json::json!({
             "delay_us": self.delay.as_micros() as u64,
             "delay_random": self.random,
+            "delay_step_us": self.step_us,
         });
         if let Some(h) = &self.hang {
             d["test_hang_after"] = h.limit.into();
@@ -163,20 +183,28 @@ impl TargetDriver for DelayedDriver {
 
 struct DelayedSession {
     delay: Duration,
+    /// Random delays: `step` × a whole number drawn from 0 to `steps` − 1.
+    steps: u64,
+    step: Duration,
     /// Set when each delay is drawn uniformly below `delay`.
     rng: Option<crate::generator::Rng>,
     hang: Option<Arc<HangAfter>>,
 }
 
 impl DelayedSession {
+    /// The next call's service time: the delay, or a random whole number of steps below it.
+    fn next_delay(&mut self) -> Duration {
+        match self.rng.as_mut() {
+            Some(rng) => self.step * rng.random_range(0..self.steps) as u32,
+            None => self.delay,
+        }
+    }
+
     fn serve(&mut self) -> Status {
         if let Some(h) = &self.hang {
             h.check();
         }
-        let delay = match self.rng.as_mut() {
-            Some(rng) => rng.random_range(Duration::ZERO..self.delay),
-            None => self.delay,
-        };
+        let delay = self.next_delay();
         if !delay.is_zero() {
             std::thread::sleep(delay);
         }
@@ -208,5 +236,29 @@ impl Session for DelayedSession {
     }
     fn delete(&mut self, _: &str, _: &str) -> Status {
         self.serve()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_delays_are_whole_steps_below_the_delay() {
+        // basicdb.simulatedelay=3 as YCSB draws it: 0, 1 or 2 ms.
+        let mut session = DelayedSession {
+            delay: Duration::from_millis(3),
+            steps: 3,
+            step: Duration::from_millis(1),
+            rng: Some(crate::generator::thread_rng()),
+            hang: None,
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..300 {
+            seen.insert(session.next_delay().as_micros());
+        }
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), [0, 1000, 2000]);
+        session.rng = None;
+        assert_eq!(session.next_delay(), Duration::from_millis(3));
     }
 }

@@ -140,7 +140,7 @@ impl TpccConfig {
                 })
             }
         };
-        binding::translate(target, &mut props)?;
+        binding::translate(target, None, &mut props)?;
         check_names(&props, target)?;
         let (port, user) = match dialect {
             Dialect::Mysql => (3306, "ycsb"),

@@ -183,7 +183,7 @@ impl CoreConfig {
                 "an integer <= fieldlength",
             ));
         }
-        let data_integrity = p.bool_or("dataintegrity", false)?;
+        let data_integrity = p.java_bool_or("dataintegrity", false);
         if data_integrity && field_length_distribution != LengthDistribution::Constant {
             // A verifier recomputes each value from key and field alone, so the length
             // cannot be drawn at random (YCSB refuses the same combination).
@@ -244,8 +244,8 @@ impl CoreConfig {
             field_length,
             min_field_length,
             field_length_distribution,
-            read_all_fields: p.bool_or("readallfields", true)?,
-            write_all_fields: p.bool_or("writeallfields", false)?,
+            read_all_fields: p.java_bool_or("readallfields", true),
+            write_all_fields: p.java_bool_or("writeallfields", false),
             proportions: Proportions {
                 read: weight(p, "readproportion", 0.95)?,
                 update: weight(p, "updateproportion", 0.05)?,

@@ -43,6 +43,8 @@ pub const USED: &[&str] = &[
     "dotransactions",
     "workload",
     "dataintegrity",
+    "exporter",
+    "exportfile",
 ];
 
 /// Status lines, measurement and the start barrier: what the `tpcc` and
@@ -67,8 +69,6 @@ pub const MEASUREMENT: &[&str] = &[
 
 /// Properties YCSB knows that have no effect in contio (accepted with a warning).
 pub const NO_EFFECT: &[&str] = &[
-    "exporter",
-    "exportfile",
     "measurement.trackjvm",
     "reportlatencyforeacherror",
     "latencytrackederrors",

@@ -1,16 +1,20 @@
 //! The file workloads (`contio-engine sysbench` / `fio`) against real files on
 //! XFS over a loop device and on tmpfs: operation mixes and byte counts,
 //! sync rules, verification, N-to-1 layouts, errors, interrupts, and the
-//! outputs (parsed, and compared with the JSON document).
+//! outputs (parsed, and compared with the JSON document); devices and a user's
+//! files that must keep every byte (`device_safety`, `user_files`).
 
+mod device_safety;
 mod end_sync;
 mod errors;
 mod fio_jobs;
 mod fio_sync;
+mod loop_device;
 mod mounts;
 mod sysbench_fileio;
 mod sysbench_sync;
 mod text_outputs;
+mod user_files;
 mod verify;
 
 use std::path::{Path, PathBuf};

@@ -8,17 +8,7 @@
 #   mvn dependency:get -Dartifact=org.hdrhistogram:HdrHistogram:2.1.10
 set -euo pipefail
 cd "$(dirname "$0")"
-m2="$HOME/.m2/repository"
-cp="$HOME/.cache/contio/ycsb/jars/*:$m2/javax/xml/bind/jaxb-api/2.3.1/jaxb-api-2.3.1.jar"
-processor="$m2/org/hdrhistogram/HdrHistogram/2.1.10/HdrHistogram-2.1.10.jar"
-# Arguments in the order bin/ycsb hands them to YCSB's Client: -db CLASS, the
-# user's options, then -load or -t.
-run() {
-    local name=$1
-    shift
-    java -cp "$cp" site.ycsb.Client -db site.ycsb.BasicDB -P measure-workload.properties \
-        -threads 2 "$@" >"ycsb-0.17.0-$name.stdout.txt" 2>"ycsb-0.17.0-$name.stderr.txt"
-}
+source ./capture-env.sh  # m2, cp, processor, run NAME ARGS…
 run histogram-load -p measurementtype=histogram -p measurement.histogram.verbose=true \
     -p histogram.buckets=20 -s -load
 run histogram-run -p measurementtype=histogram -p measurement.histogram.verbose=true \

@@ -1,14 +1,13 @@
-//! The `fio` subcommand: read and check the job file, lay out the files, run,
+//! The `fio` subcommand: read and check the job file, check and lay out the
+//! files (`setup`), run,
 //! print fio's kind of text, write the JSON document (exit codes as in
 //! `fileio::command`).
 
-use std::path::Path;
 use std::time::Duration;
 
-use super::{ini, job, text};
+use super::{ini, job, setup, text};
 use crate::fileio::command::{check_json_path, finish, refuse, run_plan, say, wants_help};
 use crate::fileio::error::FileIoError;
-use crate::fileio::files;
 use crate::fileio::io_report;
 use crate::fileio::page_cache;
 
@@ -74,49 +73,15 @@ pub fn fio_main(args: &[String]) -> i32 {
 fn fio(args: &[String]) -> Result<i32, FileIoError> {
     let a = parse_fio_args(args)?;
     check_json_path(a.json.as_deref())?;
-    let text = std::fs::read_to_string(&a.job_file).map_err(|e| FileIoError::JobFile {
-        path: a.job_file.clone(),
-        reason: e.to_string(),
-    })?;
+    let text = read_job_file(&a.job_file)?;
     let sections = ini::parse(&a.job_file, &text)?;
     let jobs = job::plan(&sections)?;
     let plan = &jobs.plan;
-    for f in &plan.files {
-        let dir = f
-            .path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        files::check_directory("directory/filename", dir)?;
-    }
     if a.drop_caches {
         page_cache::check_can_drop()?;
     }
     let json = a.json.as_deref();
-    if plan.verify.is_some_and(|v| v.only) {
-        files::check_present(
-            &plan.files,
-            "verify_only reads files a verifying write job wrote",
-        )?;
-    } else if jobs.needs_layout {
-        let needed = files::bytes_to_lay_out(&plan.files);
-        let dir = plan.files[0]
-            .path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        files::check_space("size", dir, needed)?;
-        say(
-            json,
-            &format!(
-                "{}: Laying out IO files ({} files / {} bytes)\n",
-                plan.streams[0].name,
-                plan.files.len(),
-                needed
-            ),
-        );
-        files::lay_out(&plan.files)?;
-    }
+    setup::prepare(plan, json)?;
     for w in &jobs.warnings {
         eprintln!("contio-engine: warning: {w}");
     }
@@ -126,4 +91,18 @@ fn fio(args: &[String]) -> Result<i32, FileIoError> {
     say(json, &text::verify_lines(plan, &outcome));
     let doc = io_report::document(plan, &outcome, jobs.properties.clone(), a.drop_caches);
     Ok(finish(&doc, json))
+}
+
+/// The job file's text. Only a regular file is read: a FIFO would block the
+/// read forever and `/dev/zero` would never end.
+fn read_job_file(path: &str) -> Result<String, FileIoError> {
+    let bad = |reason: String| FileIoError::JobFile {
+        path: path.to_string(),
+        reason,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| bad(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(bad("is not a regular file".into()));
+    }
+    std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))
 }

@@ -58,8 +58,6 @@ pub struct FioJobs {
     pub plan: Plan,
     /// Every option in effect, as `job.option` → value (defaults included).
     pub properties: BTreeMap<String, String>,
-    /// Files that are missing or short and are laid out before the run.
-    pub needs_layout: bool,
     /// Said on stderr before the run.
     pub warnings: Vec<String>,
 }
@@ -360,7 +358,6 @@ pub fn plan(sections: &[JobSection]) -> Result<FioJobs, FileIoError> {
         layout::add_job_streams(job, &mut files, &mut streams)?;
     }
     layout::check_overlaps(&jobs, &streams, &files, &mut warnings)?;
-    let needs_layout = crate::fileio::files::bytes_to_lay_out(&files) > 0;
     let verify_only = first.verify.is_some_and(|v| v.only);
     let plan = Plan {
         kind: "fio",
@@ -395,7 +392,6 @@ pub fn plan(sections: &[JobSection]) -> Result<FioJobs, FileIoError> {
     Ok(FioJobs {
         plan,
         properties,
-        needs_layout,
         warnings,
     })
 }

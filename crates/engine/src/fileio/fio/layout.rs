@@ -3,11 +3,12 @@
 //! `filename`: instance i works on `[offset + i·offset_increment, + size)`),
 //! and the check that written regions of one file do not overlap.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::job::Job;
 use crate::fileio::error::FileIoError;
 use crate::fileio::plan::{FileSpec, Mix, Pattern, Region, Stream};
+use crate::fileio::target::{self, Target};
 
 /// Adds one stream per instance of `job`, and its file (shared files once, at
 /// the largest size any instance needs).
@@ -20,7 +21,7 @@ pub(crate) fn add_job_streams(
     for instance in 0..job.numjobs {
         let path = match &job.filename {
             Some(p) => p.clone(),
-            None => job.directory.join(format!("{}.{instance}.0", job.name)),
+            None => generated_file(job, instance)?,
         };
         let offset = job.offset + instance as u64 * job.offset_increment;
         let size = match job.size {
@@ -86,16 +87,45 @@ pub(crate) fn add_job_streams(
     Ok(())
 }
 
+/// The file of an N-to-N instance, `DIRECTORY/NAME.INSTANCE.0`. Nobody named
+/// it, so it must be a regular file or nothing: a device or link target found
+/// under that name (planted in a shared directory, say) is not the user's choice.
+fn generated_file(job: &Job, instance: usize) -> Result<PathBuf, FileIoError> {
+    let path = job.directory.join(format!("{}.{instance}.0", job.name));
+    match target::inspect(&path)? {
+        Target::Missing | Target::Regular { .. } => Ok(path),
+        found => Err(FileIoError::invalid(
+            "directory",
+            format!(
+                "'{}' (the file of job '{}', instance {instance}) is a {}; jobs without \
+                 filename work on regular files (name a device with filename)",
+                path.display(),
+                job.name,
+                found.kind()
+            ),
+        )),
+    }
+}
+
+/// The bytes a job without `size` works on: the file's length or the block
+/// device's size (fio's rule); a character device has none to take.
 pub(crate) fn existing_size(path: &Path) -> Result<u64, FileIoError> {
-    std::fs::metadata(path).map(|m| m.len()).map_err(|_| {
+    let not_given = |what: String| {
         FileIoError::invalid(
             "size",
-            format!(
-                "not given, and '{}' does not exist to take it from",
-                path.display()
-            ),
+            format!("not given, and '{}' {what}", path.display()),
         )
-    })
+    };
+    match target::inspect(path)? {
+        Target::Missing => Err(not_given("does not exist to take it from".into())),
+        Target::Char => Err(not_given(
+            "is a character device, which has no size; give size".into(),
+        )),
+        Target::Other(kind) => Err(not_given(format!(
+            "is a {kind}; a job works on a regular file or a block device"
+        ))),
+        found => Ok(found.addressable_bytes().unwrap_or(0)),
+    }
 }
 
 /// Regions of one file that overlap are allowed (fio allows them) but warned

@@ -3,13 +3,15 @@
 //! `fileio::plan::Plan` and leaves running to the core.
 //!
 //! `ini` (job-file syntax) → `job` (each section's options resolved) →
-//! `layout` (which file region each job instance works on); `command` (the
+//! `layout` (which file region each job instance works on) → `setup` (what
+//! each path is; laying out regular files); `command` (the
 //! subcommand), `text` (fio's output layout).
 
 pub mod command;
 pub mod ini;
 pub mod job;
 pub mod layout;
+pub mod setup;
 pub mod text;
 
 pub use command::fio_main;

@@ -14,6 +14,7 @@ use crate::fileio::io_report;
 use crate::fileio::page_cache;
 use crate::fileio::plan::Plan;
 use crate::fileio::size::parse_count;
+use crate::fileio::target::{self, Target};
 use crate::measure::Measurements;
 use crate::result::{PhaseFacts, ResultDocument};
 
@@ -44,6 +45,7 @@ fn sysbench(args: &[String]) -> Result<i32, FileIoError> {
     let plan = options::plan(&a)?;
     let set = options::file_set(&a)?;
     files::check_directory("--file-dir", &set.dir)?;
+    check_test_files(&plan)?;
     if a.drop_caches {
         page_cache::check_can_drop()?;
     }
@@ -98,19 +100,46 @@ fn sysbench(args: &[String]) -> Result<i32, FileIoError> {
     }
 }
 
-/// Creates the files at their full size (sparse) so `prepare`'s write pass can open them.
+/// Every `test_file.N` must be missing or a regular file: prepare writes
+/// them, run may write them and cleanup removes them, so a device, a link or
+/// anything else under that name (someone else's) is refused before any of it.
+fn check_test_files(plan: &Plan) -> Result<(), FileIoError> {
+    for f in &plan.files {
+        match target::inspect_entry(&f.path)? {
+            Target::Missing | Target::Regular { .. } => {}
+            other => {
+                return Err(FileIoError::invalid(
+                    "--file-dir",
+                    format!(
+                        "'{}' is a {}, not a test file; sysbench fileio prepares, runs on \
+                         and removes only regular files named test_file.N",
+                        f.path.display(),
+                        other.kind()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Creates the files (sparse) so `prepare`'s write pass can open them; an
+/// existing one is extended when short and never truncated, as sysbench 1.0
+/// keeps a longer file.
 fn create_files(plan: &Plan) -> Result<(), FileIoError> {
     for f in &plan.files {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(false)
-            .open(&f.path)
+        let file = files::open_regular_for_layout(&f.path)?;
+        let len = file
+            .metadata()
             .map_err(|source| FileIoError::Setup {
                 path: f.path.display().to_string(),
-                what: "create",
+                what: "stat",
                 source,
-            })?;
+            })?
+            .len();
+        if len >= f.size {
+            continue;
+        }
         file.set_len(f.size).map_err(|source| FileIoError::Setup {
             path: f.path.display().to_string(),
             what: "set length",
