@@ -128,8 +128,8 @@ LOOP_XFS = (
         (YCSB + "properties: {recordcount: 1000, insertcount: 2000}", "insertstart (0) + insertcount (2000) exceeds recordcount (1000)"),
         (YCSB + "properties: {recordcount: 1000, insertstart: 1000}", "insertcount: the load would insert no record"),
         (SYSBENCH % "file-total-size: -1M", "--file-total-size: '-1M' is not valid"),
-        (SYSBENCH % "file-rw-ratio: -1", "--file-rw-ratio: '-1' is not valid"),
-        (SYSBENCH % "percentile: 200", "--percentile: '200' is not valid"),
+        (SYSBENCH % "file-rw-ratio: -1", "Invalid value for --file-rw-ratio: -1"),
+        (SYSBENCH % "percentile: 200", "Invalid value for --percentile: 200 (0 to 100"),
         (
             LOOP_XFS,
             "backends.l.loop_size: XFS needs at least 300MiB (mkfs.xfs refuses less); 'loop_size' is 256MiB",

@@ -1,161 +1,192 @@
-//! The `sysbench` subcommand: validate everything, prepare files, run or clean
-//! up, print sysbench's kind of text, write the JSON document (exit codes as
-//! in `fileio::command`).
+//! The `sysbench` subcommand, as sysbench 1.0.20 behaves: warnings, the
+//! general checks, the banner, the test and its command; `prepare` creates,
+//! extends or reuses the test files, `run` checks them and runs, `cleanup`
+//! removes them; sysbench's text and exit codes (`error`), and contio's JSON
+//! document with `-json`.
 
-use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use super::options::{self, SysbenchArgs, SysbenchCommand};
-use super::text;
-use crate::fileio::command::{check_json_path, finish, refuse, run_plan, say, wants_help};
-use crate::fileio::error::FileIoError;
+use super::args::{self, SysbenchArgs, SysbenchCommand};
+use super::error::SysbenchError;
+use super::log::{Log, SYSBENCH_VERSION};
+use super::{help, options, test_files, text};
+use crate::fileio::command::{check_json_path, run_plan};
 use crate::fileio::files;
 use crate::fileio::io_report;
 use crate::fileio::page_cache;
-use crate::fileio::plan::Plan;
-use crate::fileio::size::parse_count;
-use crate::fileio::target::{self, Target};
+use crate::fileio::plan::{IoEngine, Plan};
+use crate::fileio::run::RunOutcome;
 use crate::measure::Measurements;
+use crate::properties::closest;
 use crate::result::{PhaseFacts, ResultDocument};
 
-/// Usage of `contio-engine sysbench`.
-pub const SYSBENCH_USAGE: &str =
-    "contio-engine sysbench fileio [--file-num=N] [--file-block-size=SIZE] \
-[--file-total-size=SIZE] [--file-test-mode=seqwr|seqrewr|seqrd|rndrd|rndwr|rndrw] \
-[--file-io-mode=sync|async|mmap] [--file-async-backlog=N] [--file-extra-flags=direct,sync,dsync] \
-[--file-fsync-freq=N] [--file-fsync-all=on|off] [--file-fsync-end=on|off] \
-[--file-fsync-mode=fsync|fdatasync] [--file-rw-ratio=R] [--threads=N] [--events=N] [--time=S] \
-[--percentile=P] [--report-interval=S] [--rand-seed=N] [--file-dir=DIR] [--drop-caches] \
-prepare|run|cleanup [-json PATH]";
 /// `contio-engine sysbench ARGS...`.
 pub fn sysbench_main(args: &[String]) -> i32 {
-    if wants_help(args) {
-        println!("usage: {SYSBENCH_USAGE}");
-        return 0;
-    }
-    match sysbench(args) {
+    let json = args.iter().any(|a| a == "-json" || a == "--json");
+    let a = match args::parse(args) {
+        Ok(a) => a,
+        Err(e) => {
+            Log::default().stop(&e);
+            return e.exit_code(json);
+        }
+    };
+    let log = Log {
+        verbosity: a.verbosity().unwrap_or(3),
+        to_stderr: a.json.as_deref() == Some("-"),
+        errors_to_stderr: a.json.is_some(),
+    };
+    let result = a.verbosity().and_then(|_| sysbench(&a, &log));
+    match result {
         Ok(code) => code,
-        Err(e) => refuse(&e, SYSBENCH_USAGE),
+        Err(e) => {
+            log.stop(&e);
+            e.exit_code(json)
+        }
     }
 }
 
-fn sysbench(args: &[String]) -> Result<i32, FileIoError> {
-    let a = options::parse(args)?;
+fn sysbench(a: &SysbenchArgs, log: &Log) -> Result<i32, SysbenchError> {
+    for w in &a.warnings {
+        log.warning(w);
+    }
+    if a.flag("help")? {
+        print!("{}", help::general_help());
+        return Ok(0);
+    }
+    if a.flag("version")? {
+        println!(
+            "sysbench {SYSBENCH_VERSION} (contio-engine {})",
+            crate::result::ENGINE_VERSION
+        );
+        return Ok(0);
+    }
+    options::check_general(a)?;
+    if a.flag("validate")? {
+        log.warning(
+            "--validate: contio-engine does not write or check sysbench's block checksums; \
+             what is read is not validated",
+        );
+    }
+    log.banner();
+    match a.test.as_deref() {
+        Some("fileio") => {}
+        Some(other) => {
+            return Err(SysbenchError::Fatal(format!(
+                "Cannot find benchmark '{other}': no such built-in test, file or module"
+            )))
+        }
+        None => {
+            return Err(SysbenchError::Fatal(
+                "contio-engine runs the fileio test only: give `fileio` and a command \
+                 (see 'sysbench fileio help')"
+                    .into(),
+            ))
+        }
+    }
+    if let Some(first) = a.unknown.first() {
+        return Err(unknown_option(first));
+    }
+    let command = a.checked_command()?;
+    if command == SysbenchCommand::Help {
+        print!("{}", help::fileio_help());
+        return Ok(0);
+    }
     check_json_path(a.json.as_deref())?;
-    let plan = options::plan(&a)?;
-    let set = options::file_set(&a)?;
+    let set = options::file_set(a)?;
     files::check_directory("--file-dir", &set.dir)?;
-    check_test_files(&plan)?;
+    test_files::check_regular(&set.files(set.file_size))?;
     if a.drop_caches {
         page_cache::check_can_drop()?;
     }
-    let json = a.json.as_deref();
-    let properties = a.options.clone();
-    match a.command {
-        SysbenchCommand::Cleanup => Ok(cleanup(&plan, &a, properties)),
-        SysbenchCommand::Prepare => {
-            files::check_space(
-                "--file-total-size",
-                &set.dir,
-                files::bytes_to_lay_out(&plan.files),
-            )?;
-            create_files(&plan)?;
-            say(json, &text::prepare_header(&plan));
-            let outcome = run_plan(&plan, a.drop_caches, None)?;
-            say(json, &text::prepare_summary(&outcome));
-            let doc = io_report::document(&plan, &outcome, properties, a.drop_caches);
-            Ok(finish(&doc, json))
-        }
-        SysbenchCommand::Run => {
-            files::check_present(
-                &plan.files,
-                "run `contio-engine sysbench fileio` with the same options and `prepare` first",
-            )?;
-            let percentile = a.options["percentile"]
-                .parse::<f64>()
-                .ok()
-                .filter(|p| *p > 0.0 && *p <= 100.0)
-                .ok_or_else(|| {
-                    FileIoError::bad_value(
-                        "--percentile",
-                        &a.options["percentile"],
-                        "a number in (0, 100]",
-                    )
-                })?;
-            let every = parse_count("--report-interval", &a.options["report-interval"])?;
-            let mode = a.options["file-test-mode"].clone();
-            say(
-                json,
-                &text::run_header(&plan, &mode, &a.options["file-rw-ratio"]),
-            );
-            let outcome = run_plan(
-                &plan,
-                a.drop_caches,
-                (every > 0).then(|| Duration::from_secs(every)),
-            )?;
-            say(json, &text::run_summary(&outcome, percentile));
-            let doc = io_report::document(&plan, &outcome, properties, a.drop_caches);
-            Ok(finish(&doc, json))
-        }
+    match command {
+        SysbenchCommand::Cleanup => cleanup(a, log),
+        SysbenchCommand::Prepare => prepare(a, log),
+        _ => run(a, log),
     }
 }
 
-/// Every `test_file.N` must be missing or a regular file: prepare writes
-/// them, run may write them and cleanup removes them, so a device, a link or
-/// anything else under that name (someone else's) is refused before any of it.
-fn check_test_files(plan: &Plan) -> Result<(), FileIoError> {
-    for f in &plan.files {
-        match target::inspect_entry(&f.path)? {
-            Target::Missing | Target::Regular { .. } => {}
-            other => {
-                return Err(FileIoError::invalid(
-                    "--file-dir",
-                    format!(
-                        "'{}' is a {}, not a test file; sysbench fileio prepares, runs on \
-                         and removes only regular files named test_file.N",
-                        f.path.display(),
-                        other.kind()
-                    ),
-                ))
-            }
-        }
-    }
-    Ok(())
+/// sysbench's line for an option it does not know, and contio's guess.
+fn unknown_option(arg: &str) -> SysbenchError {
+    let name = arg.trim_start_matches('-').split('=').next().unwrap_or("");
+    let guess = closest(name, args::DEFAULTS.iter().map(|(k, _)| *k))
+        .map(|k| format!("\n(did you mean --{k}?)"))
+        .unwrap_or_default();
+    SysbenchError::Usage(format!("invalid option: {arg}{guess}"))
 }
 
-/// Creates the files (sparse) so `prepare`'s write pass can open them; an
-/// existing one is extended when short and never truncated, as sysbench 1.0
-/// keeps a longer file.
-fn create_files(plan: &Plan) -> Result<(), FileIoError> {
-    for f in &plan.files {
-        let file = files::open_regular_for_layout(&f.path)?;
-        let len = file
-            .metadata()
-            .map_err(|source| FileIoError::Setup {
-                path: f.path.display().to_string(),
-                what: "stat",
-                source,
-            })?
-            .len();
-        if len >= f.size {
-            continue;
+fn finish(a: &SysbenchArgs, plan: &Plan, outcome: &RunOutcome) -> Result<i32, SysbenchError> {
+    let doc = io_report::document(plan, outcome, a.options.clone(), a.drop_caches);
+    if let Some(path) = a.json.as_deref() {
+        if let Err(e) = doc.write(path) {
+            return Err(SysbenchError::Fatal(e.to_string()));
         }
-        file.set_len(f.size).map_err(|source| FileIoError::Setup {
-            path: f.path.display().to_string(),
-            what: "set length",
-            source,
-        })?;
     }
-    Ok(())
+    if let Some(e) = &doc.error {
+        return Err(SysbenchError::Failed(format!("{}: {e}", doc.status)));
+    }
+    Ok(0)
 }
 
-fn cleanup(plan: &Plan, a: &SysbenchArgs, properties: BTreeMap<String, String>) -> i32 {
-    let json = a.json.as_deref();
-    say(json, "Removing test files...\n");
-    let started = std::time::SystemTime::now();
-    let t0 = std::time::Instant::now();
+fn prepare(a: &SysbenchArgs, log: &Log) -> Result<i32, SysbenchError> {
+    let set = options::file_set(a)?;
+    let bs = options::block_size(a)?;
+    let todo = test_files::plan_preparation(&set, bs)?;
+    let steps = todo.steps;
+    let plan = options::prepare_plan(a, todo.sizes, todo.regions)?;
+    let needed: u64 = plan.streams[0].regions.iter().map(|r| r.length).sum();
+    files::check_space("--file-total-size", &set.dir, needed)?;
+    log.notice(&text::prepare_header(a, &plan, set.file_size, &steps));
+    test_files::create(&plan.files)?;
+    if needed == 0 {
+        log.notice(&text::prepare_summary(0, 0.0));
+        return write_facts(a, "prepare", set.count, Instant::now(), None);
+    }
+    let t0 = Instant::now();
+    let outcome = run_plan(&plan, a.drop_caches, None)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    log.notice(&text::prepare_summary(outcome.bytes_written(), seconds));
+    finish(a, &plan, &outcome)
+}
+
+fn run(a: &SysbenchArgs, log: &Log) -> Result<i32, SysbenchError> {
+    if a.opt("file-test-mode").is_empty() {
+        return Err(SysbenchError::MissingMode(help::fileio_help()));
+    }
+    let plan = options::run_plan(a)?;
+    let fsync = options::fsync_options(a)?;
+    log.notice(&text::run_options(a, plan.threads()));
+    let file_size = options::file_set(a)?.file_size;
+    log.notice(&text::run_mode(a, &plan, file_size, &fsync));
+    if a.opt("file-test-mode") == "seqwr" {
+        test_files::recreate(&plan.files)?;
+    } else {
+        test_files::check_prepared(&plan.files, file_size)?;
+    }
+    if plan.engine == IoEngine::Mmap {
+        test_files::extend_for_mmap(&plan.files)?;
+    }
+    log.notice("Initializing worker threads...\n");
+    log.notice("Threads started!\n");
+    let every: u64 = a.opt("report-interval").trim().parse().unwrap_or(0);
+    let outcome = run_plan(
+        &plan,
+        a.drop_caches,
+        (every > 0).then(|| Duration::from_secs(every)),
+    )?;
+    let percentile: u8 = a.opt("percentile").trim().parse().unwrap_or(95);
+    if a.flag("histogram")? {
+        log.notice(&text::histogram(&outcome));
+    }
+    log.notice(&text::run_summary(&outcome, percentile));
+    finish(a, &plan, &outcome)
+}
+
+fn cleanup(a: &SysbenchArgs, log: &Log) -> Result<i32, SysbenchError> {
+    let set = options::file_set(a)?;
+    log.notice("Removing test files...");
+    let t0 = Instant::now();
     let mut error = None;
-    for f in &plan.files {
+    for f in set.files(set.file_size) {
         match std::fs::remove_file(&f.path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -164,19 +195,38 @@ fn cleanup(plan: &Plan, a: &SysbenchArgs, properties: BTreeMap<String, String>) 
             }
         }
     }
+    write_facts(a, "cleanup", set.count, t0, error)
+}
+
+/// The document of a phase that made no requests (`cleanup`, a `prepare`
+/// that found every file long enough).
+fn write_facts(
+    a: &SysbenchArgs,
+    phase: &'static str,
+    files: u64,
+    t0: Instant,
+    error: Option<String>,
+) -> Result<i32, SysbenchError> {
     let facts = PhaseFacts {
         kind: "sysbench",
-        phase: "cleanup",
+        phase,
         target: "files",
-        target_description: serde_json::json!({"files": plan.files.len()}),
-        properties,
+        target_description: serde_json::json!({ "files": files }),
+        properties: a.options.clone(),
         threads: 1,
         target_ops_per_sec: 0,
         status: if error.is_some() { "failed" } else { "ok" },
         error,
-        started_at: started,
+        started_at: std::time::SystemTime::now() - t0.elapsed(),
         runtime_ms: t0.elapsed().as_secs_f64() * 1000.0,
     };
     let doc = ResultDocument::new(facts, &Measurements::empty());
-    finish(&doc, json)
+    if let Some(path) = a.json.as_deref() {
+        doc.write(path)
+            .map_err(|e| SysbenchError::Fatal(e.to_string()))?;
+    }
+    match &doc.error {
+        Some(e) => Err(SysbenchError::Failed(e.clone())),
+        None => Ok(0),
+    }
 }

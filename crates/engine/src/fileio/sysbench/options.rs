@@ -4,375 +4,261 @@
 //! requests, one fsync per file (each an event); rndrw keeps reads:writes at
 //! `file-rw-ratio`.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::args::SysbenchArgs;
+use super::error::SysbenchError;
 use crate::fileio::error::FileIoError;
 use crate::fileio::plan::{
     bounded, FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, Region, Stream, SyncCall,
     MAX_DEPTH, MAX_THREADS,
 };
-use crate::fileio::size::{parse_bytes, parse_count, parse_switch};
-use crate::properties::closest;
-
-/// Options and their sysbench defaults (contio adds `file-dir` and `drop-caches`).
-pub const DEFAULTS: [(&str, &str); 20] = [
-    ("file-num", "128"),
-    ("file-block-size", "16384"),
-    ("file-total-size", "2G"),
-    ("file-test-mode", ""),
-    ("file-io-mode", "sync"),
-    ("file-async-backlog", "128"),
-    ("file-extra-flags", ""),
-    ("file-fsync-freq", "100"),
-    ("file-fsync-all", "off"),
-    ("file-fsync-end", "on"),
-    ("file-fsync-mode", "fsync"),
-    ("file-merged-requests", "0"),
-    ("file-rw-ratio", "1.5"),
-    ("threads", "1"),
-    ("events", "0"),
-    ("time", "10"),
-    ("percentile", "95"),
-    ("report-interval", "0"),
-    ("rand-seed", "0"),
-    ("file-dir", "."),
-];
-
-/// The sysbench command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SysbenchCommand {
-    Prepare,
-    Run,
-    Cleanup,
-}
-
-impl SysbenchCommand {
-    /// The phase name in the result document.
-    pub fn name(self) -> &'static str {
-        match self {
-            SysbenchCommand::Prepare => "prepare",
-            SysbenchCommand::Run => "run",
-            SysbenchCommand::Cleanup => "cleanup",
-        }
-    }
-}
-
-/// Parsed `sysbench fileio` arguments.
-#[derive(Debug, Clone)]
-pub struct SysbenchArgs {
-    pub command: SysbenchCommand,
-    /// Every option in effect (defaults included), by sysbench name.
-    pub options: BTreeMap<String, String>,
-    pub json: Option<String>,
-    pub drop_caches: bool,
-}
-
-/// Parses `fileio [--opt=value]... prepare|run|cleanup [-json PATH] [--drop-caches]`.
-pub fn parse(args: &[String]) -> Result<SysbenchArgs, FileIoError> {
-    let mut rest = args.iter();
-    match rest.next().map(String::as_str) {
-        Some("fileio") => {}
-        other => {
-            return Err(FileIoError::bad_value(
-                "test",
-                other.unwrap_or(""),
-                "fileio (the only sysbench test contio runs)",
-            ))
-        }
-    }
-    let mut options: BTreeMap<String, String> = DEFAULTS
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let mut command = None;
-    let mut json = None;
-    let mut drop_caches = false;
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "prepare" => command = Some(SysbenchCommand::Prepare),
-            "run" => command = Some(SysbenchCommand::Run),
-            "cleanup" => command = Some(SysbenchCommand::Cleanup),
-            "-json" | "--json" => {
-                json = Some(rest.next().cloned().ok_or_else(|| {
-                    FileIoError::invalid("-json", "needs a path (or - for stdout)")
-                })?)
-            }
-            "--drop-caches" | "-drop-caches" => drop_caches = true,
-            _ => {
-                let Some((key, value)) = arg.strip_prefix("--").and_then(|a| a.split_once('='))
-                else {
-                    return Err(FileIoError::invalid(
-                        arg,
-                        "expected --option=value, prepare, run, cleanup, -json PATH or --drop-caches",
-                    ));
-                };
-                if !options.contains_key(key) {
-                    return Err(FileIoError::Unknown {
-                        option: format!("--{key}"),
-                        suggestion: closest(key, DEFAULTS.iter().map(|(k, _)| *k))
-                            .map(|k| format!("--{k}")),
-                    });
-                }
-                options.insert(key.to_string(), value.to_string());
-            }
-        }
-    }
-    let command = command
-        .ok_or_else(|| FileIoError::invalid("command", "missing; give prepare, run or cleanup"))?;
-    Ok(SysbenchArgs {
-        command,
-        options,
-        json,
-        drop_caches,
-    })
-}
+use crate::fileio::size::{parse_bytes, parse_count};
 
 /// The file set of the options: directory, count, size of each.
 #[derive(Debug, Clone)]
 pub struct FileSet {
     pub dir: PathBuf,
     pub count: u64,
+    /// `file-total-size / file-num`, as sysbench (not rounded to blocks).
     pub file_size: u64,
 }
 
 impl FileSet {
-    /// `DIR/test_file.N` for every N.
-    pub fn files(&self) -> Vec<FileSpec> {
+    /// `DIR/test_file.N` for every N, each `size` bytes long.
+    pub fn files(&self, size: u64) -> Vec<FileSpec> {
         (0..self.count)
             .map(|i| FileSpec {
                 path: self.dir.join(format!("test_file.{i}")),
-                size: self.file_size,
+                size,
             })
             .collect()
     }
 }
 
-fn opt<'a>(a: &'a SysbenchArgs, key: &str) -> &'a str {
-    a.options.get(key).map_or("", String::as_str)
+fn count(a: &SysbenchArgs, key: &str) -> Result<u64, FileIoError> {
+    parse_count(&format!("--{key}"), a.opt(key))
 }
 
-/// The files named by the options.
-pub fn file_set(a: &SysbenchArgs) -> Result<FileSet, FileIoError> {
-    let count = parse_count("--file-num", opt(a, "file-num"))?;
-    if count == 0 {
-        return Err(FileIoError::bad_value("--file-num", "0", "at least 1 file"));
+/// The files named by the options, with sysbench's messages for bad counts.
+pub fn file_set(a: &SysbenchArgs) -> Result<FileSet, SysbenchError> {
+    let count = a.opt("file-num").trim().parse::<i64>().unwrap_or(0);
+    if count <= 0 {
+        return Err(SysbenchError::Fatal(format!(
+            "Invalid value for file-num: {}",
+            a.opt("file-num")
+        )));
     }
-    let total = parse_bytes("--file-total-size", opt(a, "file-total-size"))?;
-    let bs = block_size(a)?;
-    // sysbench rounds each file down to whole blocks.
-    let file_size = total / count / bs * bs;
-    if file_size == 0 {
-        return Err(FileIoError::invalid(
-            "--file-total-size",
-            format!(
-                "{total} bytes over {count} files leaves no whole block of {bs} bytes per file"
-            ),
+    let total = parse_bytes("--file-total-size", a.opt("file-total-size"))?;
+    if total == 0 {
+        return Err(SysbenchError::Fatal(
+            "Invalid value for file-total-size: 0".into(),
         ));
     }
     Ok(FileSet {
-        dir: PathBuf::from(opt(a, "file-dir")),
-        count,
-        file_size,
+        dir: PathBuf::from(a.opt("file-dir")),
+        count: count as u64,
+        file_size: total / count as u64,
     })
 }
 
-fn block_size(a: &SysbenchArgs) -> Result<u64, FileIoError> {
-    let bs = parse_bytes("--file-block-size", opt(a, "file-block-size"))?;
+/// The block size (`--file-block-size`), positive.
+pub fn block_size(a: &SysbenchArgs) -> Result<u64, SysbenchError> {
+    let bs = parse_bytes("--file-block-size", a.opt("file-block-size"))?;
     if bs == 0 {
-        return Err(FileIoError::bad_value(
-            "--file-block-size",
-            "0",
-            "a positive size",
+        return Err(SysbenchError::Fatal(
+            "Invalid value for file-block-size: 0.".into(),
         ));
     }
     Ok(bs)
 }
 
 /// `O_DIRECT` and the other `file-extra-flags` (`sync`, `dsync`, `direct`).
-fn extra_flags(a: &SysbenchArgs) -> Result<(bool, i32), FileIoError> {
+pub fn extra_flags(a: &SysbenchArgs) -> Result<(bool, i32), SysbenchError> {
     let mut direct = false;
     let mut flags = 0;
-    for flag in opt(a, "file-extra-flags").split(',').map(str::trim) {
+    for flag in a.opt("file-extra-flags").split(',').map(str::trim) {
         match flag {
             "" => {}
             "direct" => direct = true,
             "sync" => flags |= libc::O_SYNC,
             "dsync" => flags |= libc::O_DSYNC,
             other => {
-                return Err(FileIoError::bad_value(
-                    "--file-extra-flags",
-                    other,
-                    "a comma-separated list of sync, dsync and direct",
-                ))
+                return Err(SysbenchError::Fatal(format!(
+                    "Invalid value for file-extra-flags: {other} (sync, dsync, direct)"
+                )))
             }
         }
     }
     Ok((direct, flags))
 }
 
-/// The test mode's pattern and read share.
-fn mode(a: &SysbenchArgs) -> Result<(Pattern, f64), FileIoError> {
-    let ratio: f64 = opt(a, "file-rw-ratio")
+/// The test mode's pattern and read share; `None` when no mode was given.
+pub fn mode(a: &SysbenchArgs) -> Result<(Pattern, f64), SysbenchError> {
+    let ratio: f64 = a
+        .opt("file-rw-ratio")
         .parse()
         .ok()
         .filter(|r: &f64| r.is_finite() && *r >= 0.0)
         .ok_or_else(|| {
-            FileIoError::bad_value(
-                "--file-rw-ratio",
-                opt(a, "file-rw-ratio"),
-                "a finite non-negative number (reads per write)",
-            )
+            SysbenchError::Fatal(format!(
+                "Invalid value for --file-rw-ratio: {} (a finite number of reads per write, 0 or more)",
+                a.opt("file-rw-ratio")
+            ))
         })?;
-    Ok(match opt(a, "file-test-mode") {
+    Ok(match a.opt("file-test-mode") {
         "seqwr" | "seqrewr" => (Pattern::Sequential, 0.0),
         "seqrd" => (Pattern::Sequential, 1.0),
         "rndrd" => (Pattern::Random, 1.0),
         "rndwr" => (Pattern::Random, 0.0),
         "rndrw" => (Pattern::Random, ratio / (ratio + 1.0)),
         other => {
-            return Err(FileIoError::bad_value(
-                "--file-test-mode",
-                other,
-                "seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw",
-            ))
+            return Err(SysbenchError::Fatal(format!(
+                "Invalid IO operations mode: {other}."
+            )))
         }
     })
 }
 
-/// The plan of `prepare` (write every file once, sequentially, one thread) or `run`.
-pub fn plan(a: &SysbenchArgs) -> Result<Plan, FileIoError> {
-    let set = file_set(a)?;
-    let bs = block_size(a)?;
-    let (direct, open_flags) = extra_flags(a)?;
-    let engine = match opt(a, "file-io-mode") {
+/// The general options sysbench checks before its banner: threads, the
+/// limits, the percentile and histogram, the rate.
+pub fn check_general(a: &SysbenchArgs) -> Result<(), SysbenchError> {
+    let threads = a.opt("threads").trim().parse::<i64>().unwrap_or(0);
+    if threads <= 0 || threads > MAX_THREADS as i64 {
+        return Err(SysbenchError::Fatal(format!(
+            "Invalid value for --threads: {}.\n",
+            a.opt("threads")
+        )));
+    }
+    count(a, "events")?;
+    count(a, "time")?;
+    let percentile = a.opt("percentile").trim().parse::<u8>().ok();
+    match percentile {
+        Some(p) if p <= 100 => {}
+        _ => {
+            return Err(SysbenchError::Fatal(format!(
+                "Invalid value for --percentile: {} (0 to 100; 0: none)",
+                a.opt("percentile")
+            )))
+        }
+    }
+    if percentile == Some(0) && a.flag("histogram")? {
+        return Err(SysbenchError::Fatal(
+            "--histogram cannot be used with --percentile=0".into(),
+        ));
+    }
+    if count(a, "rate")? != 0 {
+        return Err(SysbenchError::Fatal(
+            "--rate: contio-engine's fileio runs at full speed only; use --rate=0".into(),
+        ));
+    }
+    for key in ["debug", "validate", "file-fsync-all", "file-fsync-end"] {
+        a.flag(key)?;
+    }
+    Ok(())
+}
+
+/// When to fsync, as sysbench: every `file-fsync-freq` requests, after every
+/// write (`file-fsync-all`, which turns the other two off), at the end.
+pub struct FsyncOptions {
+    pub freq: u64,
+    pub all: bool,
+    pub end: bool,
+}
+
+/// The fsync options in effect.
+pub fn fsync_options(a: &SysbenchArgs) -> Result<FsyncOptions, SysbenchError> {
+    let all = a.flag("file-fsync-all")?;
+    let freq = count(a, "file-fsync-freq")?;
+    let end = a.flag("file-fsync-end")?;
+    Ok(FsyncOptions {
+        freq: if all { 0 } else { freq },
+        all,
+        end: end && !all,
+    })
+}
+
+/// The I/O engine of `file-io-mode`, checked against the other options.
+fn io_engine(a: &SysbenchArgs, direct: bool, bs: u64) -> Result<IoEngine, SysbenchError> {
+    let engine = match a.opt("file-io-mode") {
         "sync" => IoEngine::Sync,
         "async" => IoEngine::Uring,
         "mmap" => IoEngine::Mmap,
         other => {
-            return Err(FileIoError::bad_value(
-                "--file-io-mode",
-                other,
-                "sync, async (io_uring) or mmap",
-            ))
+            return Err(SysbenchError::Fatal(format!(
+                "unknown I/O mode: {other} (sync, async or mmap)"
+            )))
         }
     };
     if engine == IoEngine::Mmap && direct {
         return Err(FileIoError::invalid(
             "--file-io-mode",
             "mmap cannot be combined with --file-extra-flags=direct",
-        ));
+        )
+        .into());
     }
     if direct && !bs.is_multiple_of(512) {
         return Err(FileIoError::invalid(
             "--file-block-size",
             format!("{bs} is not a multiple of 512, which --file-extra-flags=direct needs (use a multiple of 4096)"),
-        ));
+        ).into());
     }
-    if parse_count("--file-merged-requests", opt(a, "file-merged-requests"))? != 0 {
+    if count(a, "file-merged-requests")? != 0 {
         return Err(FileIoError::bad_value(
             "--file-merged-requests",
-            opt(a, "file-merged-requests"),
+            a.opt("file-merged-requests"),
             "0 (merging is not supported)",
-        ));
+        )
+        .into());
     }
-    let sync_call = match opt(a, "file-fsync-mode") {
-        "fsync" => SyncCall::Fsync,
-        "fdatasync" => SyncCall::Fdatasync,
-        other => {
-            return Err(FileIoError::bad_value(
-                "--file-fsync-mode",
-                other,
-                "fsync or fdatasync",
-            ))
-        }
-    };
-    let switch = |k: &str| parse_switch(&format!("--{k}"), opt(a, k));
+    Ok(engine)
+}
+
+fn sync_call(a: &SysbenchArgs) -> Result<SyncCall, SysbenchError> {
+    match a.opt("file-fsync-mode") {
+        "fsync" => Ok(SyncCall::Fsync),
+        "fdatasync" => Ok(SyncCall::Fdatasync),
+        other => Err(SysbenchError::Fatal(format!(
+            "Invalid fsync mode: {other}. (fsync or fdatasync)"
+        ))),
+    }
+}
+
+/// One stream over `regions`, in a plan with everything else from the options.
+fn plan_with(
+    a: &SysbenchArgs,
+    phase: &'static str,
+    files: Vec<FileSpec>,
+    stream: Stream,
+) -> Result<Plan, SysbenchError> {
+    let bs = block_size(a)?;
+    let (direct, open_flags) = extra_flags(a)?;
+    let engine = io_engine(a, direct, bs)?;
     let depth = bounded(
         "--file-async-backlog",
-        parse_count("--file-async-backlog", opt(a, "file-async-backlog"))?,
+        count(a, "file-async-backlog")?,
         MAX_DEPTH,
     )?;
-    let threads = bounded(
-        "--threads",
-        parse_count("--threads", opt(a, "threads"))?,
-        MAX_THREADS as u64,
-    )?;
-    let events = parse_count("--events", opt(a, "events"))?;
-    let time = parse_count("--time", opt(a, "time"))?;
-    let seed = parse_count("--rand-seed", opt(a, "rand-seed"))?;
-    let regions: Vec<Region> = (0..set.count as usize)
-        .map(|file| Region {
-            file,
-            offset: 0,
-            length: set.file_size,
-        })
-        .collect();
-    let (pattern, read_share, threads, requests, time_limit, fsync) = match a.command {
-        SysbenchCommand::Prepare | SysbenchCommand::Cleanup => (
-            Pattern::Sequential,
-            0.0,
-            1,
-            Some(set.count * (set.file_size / bs)),
-            None,
-            FsyncRule {
-                at_end: true,
-                ..FsyncRule::default()
-            },
-        ),
-        SysbenchCommand::Run => {
-            let (pattern, read_share) = mode(a)?;
-            let writes = read_share < 1.0;
-            let fsync_all = switch("file-fsync-all")?;
-            let freq = parse_count("--file-fsync-freq", opt(a, "file-fsync-freq"))?;
-            let fsync = FsyncRule {
-                cycle_every: if writes && !fsync_all { freq } else { 0 },
-                after_writes: 0,
-                every_write: writes && fsync_all,
-                at_end: writes && switch("file-fsync-end")?,
-            };
-            if events == 0 && time == 0 {
-                return Err(FileIoError::invalid(
-                    "--time",
-                    "0 with --events=0 would never stop; set one of them",
-                ));
-            }
-            let limit = (time > 0).then(|| Duration::from_secs(time));
-            (
-                pattern,
-                read_share,
-                threads,
-                (events > 0).then_some(events),
-                limit,
-                fsync,
-            )
-        }
-    };
+    let time = count(a, "time")?;
+    let seed = count(a, "rand-seed")?;
+    let run = phase == "run";
     Ok(Plan {
         kind: "sysbench",
-        phase: a.command.name(),
-        files: set.files(),
-        streams: vec![Stream {
-            name: "fileio".to_string(),
-            regions,
-            threads,
-            mix: Mix { read_share },
-            pattern,
-            fsync,
-            requests,
-        }],
+        phase,
+        files,
+        streams: vec![stream],
         block_size: bs,
-        engine: if a.command == SysbenchCommand::Prepare {
-            IoEngine::Sync
+        engine: if run { engine } else { IoEngine::Sync },
+        depth: if run && engine == IoEngine::Uring {
+            depth
         } else {
-            engine
+            1
         },
-        depth: if engine == IoEngine::Uring { depth } else { 1 },
         direct,
         open_flags,
-        sync_call,
-        time_limit,
+        sync_call: sync_call(a)?,
+        time_limit: (run && time > 0).then(|| Duration::from_secs(time)),
         ramp: Duration::ZERO,
         verify: None,
         invalidate: false,
@@ -380,21 +266,96 @@ pub fn plan(a: &SysbenchArgs) -> Result<Plan, FileIoError> {
     })
 }
 
+/// The plan of `run`: the test mode over every file's blocks (the files'
+/// sizes in the plan are those blocks; `file_set` has sysbench's size).
+pub fn run_plan(a: &SysbenchArgs) -> Result<Plan, SysbenchError> {
+    let set = file_set(a)?;
+    let bs = block_size(a)?;
+    // sysbench aligns offsets below file_size down to a block: a last,
+    // partial block is addressed whole (prepare wrote it whole).
+    let blocks = set.file_size.div_ceil(bs);
+    let (pattern, read_share) = mode(a)?;
+    let writes = read_share < 1.0;
+    let f = fsync_options(a)?;
+    let fsync = FsyncRule {
+        cycle_every: if writes { f.freq } else { 0 },
+        after_writes: 0,
+        every_write: writes && f.all,
+        at_end: writes && f.end,
+    };
+    let events = count(a, "events")?;
+    if events == 0 && count(a, "time")? == 0 {
+        return Err(FileIoError::invalid(
+            "--time",
+            "0 with --events=0 would never stop (sysbench runs an endless test); set one of them",
+        )
+        .into());
+    }
+    let threads = count(a, "threads")? as usize;
+    let regions = (0..set.count as usize)
+        .map(|file| Region {
+            file,
+            offset: 0,
+            length: blocks * bs,
+        })
+        .collect();
+    let stream = Stream {
+        name: "fileio".to_string(),
+        regions,
+        threads,
+        mix: Mix { read_share },
+        pattern,
+        fsync,
+        requests: (events > 0).then_some(events),
+    };
+    plan_with(a, "run", set.files(blocks * bs), stream)
+}
+
+/// The plan of `prepare`: one sequential pass of whole blocks over `regions`
+/// (each file from its current end up to `file_size`, rounded up to a block,
+/// as sysbench writes it), one thread.
+pub fn prepare_plan(
+    a: &SysbenchArgs,
+    sizes: Vec<u64>,
+    regions: Vec<Region>,
+) -> Result<Plan, SysbenchError> {
+    let set = file_set(a)?;
+    let bs = block_size(a)?;
+    let blocks: u64 = regions.iter().map(|r| r.length / bs).sum();
+    let mut files = set.files(0);
+    for (file, size) in files.iter_mut().zip(sizes) {
+        file.size = size;
+    }
+    let stream = Stream {
+        name: "fileio".to_string(),
+        regions,
+        threads: 1,
+        mix: Mix { read_share: 0.0 },
+        pattern: Pattern::Sequential,
+        fsync: FsyncRule {
+            at_end: true,
+            ..FsyncRule::default()
+        },
+        requests: Some(blocks),
+    };
+    plan_with(a, "prepare", files, stream)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::args::parse;
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    fn args(s: &str) -> SysbenchArgs {
+        parse(&s.split_whitespace().map(String::from).collect::<Vec<_>>()).unwrap()
     }
 
     #[test]
     fn rndrw_defaults_follow_sysbench() {
-        let a = parse(&args(
+        let p = run_plan(&args(
             "fileio --file-total-size=1G --file-test-mode=rndrw run",
         ))
         .unwrap();
-        let p = plan(&a).unwrap();
         assert_eq!(p.files.len(), 128);
         assert_eq!(p.files[0].size, 8 << 20);
         assert_eq!(p.block_size, 16384);
@@ -406,24 +367,40 @@ mod tests {
     }
 
     #[test]
-    fn bad_options_name_the_option() {
-        let e = parse(&args("fileio --file-totl-size=1G run"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("--file-total-size"), "{e}");
-        let a = parse(&args("fileio --file-test-mode=random run")).unwrap();
-        let e = plan(&a).unwrap_err().to_string();
-        assert!(e.contains("--file-test-mode") && e.contains("rndrw"), "{e}");
-        assert!(parse(&args("fileio --threads=2")).is_err());
+    fn fsync_all_turns_the_periodic_and_final_fsync_off() {
+        let p = run_plan(&args(
+            "fileio --file-total-size=128M --file-fsync-all --file-test-mode=rndwr run",
+        ))
+        .unwrap();
+        let f = &p.streams[0].fsync;
+        assert!(f.every_write && !f.at_end && f.cycle_every == 0);
+    }
+
+    #[test]
+    fn files_are_total_over_count_unrounded() {
+        let a = args("fileio --file-total-size=1M --file-num=128 --file-block-size=4097 run");
+        assert_eq!(file_set(&a).unwrap().file_size, 8192);
+    }
+
+    #[test]
+    fn bad_values_say_what_sysbench_says() {
+        let e = mode(&args("fileio --file-test-mode=foo run")).unwrap_err();
+        assert_eq!(e.to_string(), "Invalid IO operations mode: foo.");
+        let e = file_set(&args("fileio --file-num=0 prepare")).unwrap_err();
+        assert_eq!(e.to_string(), "Invalid value for file-num: 0");
+        let e = check_general(&args("fileio --threads=0 run")).unwrap_err();
+        assert_eq!(e.to_string(), "Invalid value for --threads: 0.\n");
+        let e = check_general(&args("fileio --percentile=0 --histogram run")).unwrap_err();
+        assert!(e.to_string().contains("--histogram"), "{e}");
         for bad in [
-            "--file-rw-ratio=inf",
             "--threads=5000",
+            "--file-rw-ratio=inf",
             "--file-async-backlog=100000",
         ] {
-            let a = parse(&args(&format!("fileio --file-test-mode=rndrw {bad} run"))).unwrap();
-            let e = plan(&a).unwrap_err().to_string();
+            let a = args(&format!("fileio --file-test-mode=rndrw {bad} run"));
+            let e = check_general(&a).and_then(|()| run_plan(&a).map(|_| ()));
             let option = bad.split('=').next().unwrap();
-            assert!(e.contains(option), "{e}");
+            assert!(e.unwrap_err().to_string().contains(option), "{bad}");
         }
     }
 }

@@ -1,206 +1,213 @@
-//! sysbench's human output for `fileio`, with the same labels and layout, so
-//! people and scripts that read sysbench read contio the same way.
+//! sysbench 1.0.20's human output for `fileio`, with the same labels, layout
+//! and number formats, so people and scripts that read sysbench read contio
+//! the same way. Each function returns the text of one log message.
 
 use std::fmt::Write as _;
 
+use super::args::SysbenchArgs;
+use super::options::FsyncOptions;
+use super::test_files::{name, value_size, Preparation};
 use crate::fileio::io_report::{all_events, count};
-use crate::fileio::plan::{IoEngine, Pattern, Plan};
+use crate::fileio::plan::{IoEngine, Plan};
 use crate::fileio::run::RunOutcome;
-use crate::fileio::size::human_bytes;
 use crate::measure::Operation;
 
-/// The header printed before `run` starts.
-pub fn run_header(plan: &Plan, mode: &str, rw_ratio: &str) -> String {
-    let stream = &plan.streams[0];
+/// The extra open flags as sysbench lists them: `sync dsync directio`.
+pub fn extra_flags(a: &SysbenchArgs) -> String {
+    let given: Vec<&str> = a
+        .opt("file-extra-flags")
+        .split(',')
+        .map(str::trim)
+        .collect();
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "contio-engine {} (sysbench fileio semantics)\n",
-        crate::result::ENGINE_VERSION
-    );
-    let _ = writeln!(out, "Running the test with following options:");
-    let _ = writeln!(out, "Number of threads: {}\n", stream.threads);
-    let _ = writeln!(out, "Extra file open flags: {}", flags(plan));
-    let size = plan.files.first().map_or(0, |f| f.size);
-    let _ = writeln!(
-        out,
-        "{} files, {} each",
-        plan.files.len(),
-        human_bytes(size)
-    );
-    let _ = writeln!(
-        out,
-        "{} total file size",
-        human_bytes(size * plan.files.len() as u64)
-    );
-    let _ = writeln!(out, "Block size {}", human_bytes(plan.block_size));
-    if let Some(n) = stream.requests {
-        let _ = writeln!(out, "Number of IO requests: {n}");
+    for (flag, shown) in [
+        ("sync", "sync "),
+        ("dsync", "dsync "),
+        ("direct", "directio"),
+    ] {
+        if given.contains(&flag) {
+            out.push_str(shown);
+        }
     }
-    if stream.pattern == Pattern::Random
-        && stream.mix.read_share > 0.0
-        && stream.mix.read_share < 1.0
-    {
-        let _ = writeln!(
-            out,
-            "Read/Write ratio for combined random IO test: {rw_ratio}"
-        );
+    if out.is_empty() {
+        "(none)".into()
+    } else {
+        out
     }
-    if stream.fsync.cycle_every > 0 {
-        let _ = writeln!(
-            out,
-            "Periodic FSYNC enabled, calling fsync() each {} requests.",
-            stream.fsync.cycle_every
-        );
+}
+
+/// The general part of `run`'s header (sysbench's own, before the test's).
+pub fn run_options(a: &SysbenchArgs, threads: usize) -> String {
+    let mut out = String::from("Running the test with following options:\n");
+    let _ = writeln!(out, "Number of threads: {threads}");
+    let every = a.opt("report-interval").trim();
+    if every != "0" {
+        let _ = writeln!(out, "Report intermediate results every {every} second(s)");
     }
-    if stream.fsync.every_write {
-        let _ = writeln!(out, "Calling fsync() after each write operation.");
+    if a.flag("debug").unwrap_or(false) {
+        out.push_str("Debug mode enabled.\n\n");
     }
-    if stream.fsync.at_end {
-        let _ = writeln!(out, "Calling fsync() at the end of test, Enabled.");
+    if a.flag("validate").unwrap_or(false) {
+        out.push_str("Validation checks: on.\n\n");
     }
-    let io_mode = match plan.engine {
-        IoEngine::Sync => "synchronous I/O mode".to_string(),
-        IoEngine::Uring => format!("asynchronous I/O mode (io_uring, backlog {})", plan.depth),
-        IoEngine::Mmap => "mmap()ed I/O mode".to_string(),
-    };
-    let _ = writeln!(out, "Using {io_mode}");
-    let doing = match mode {
-        "seqwr" => "sequential write (creation) test",
-        "seqrewr" => "sequential rewrite test",
-        "seqrd" => "sequential read test",
-        "rndrd" => "random read test",
-        "rndwr" => "random write test",
-        _ => "random r/w test",
-    };
-    let _ = writeln!(
-        out,
-        "Doing {doing}\nInitializing worker threads...\n\nThreads started!\n"
-    );
+    match a.opt("rand-seed").trim() {
+        "0" => out.push_str("Initializing random number generator from current time\n\n"),
+        seed => {
+            let _ = writeln!(
+                out,
+                "Initializing random number generator from seed ({seed}).\n"
+            );
+        }
+    }
     out
 }
 
-fn flags(plan: &Plan) -> String {
-    let mut names = Vec::new();
-    if plan.open_flags & libc::O_SYNC == libc::O_SYNC {
-        names.push("sync");
-    } else if plan.open_flags & libc::O_DSYNC != 0 {
-        names.push("dsync");
+/// fileio's part of `run`'s header.
+pub fn run_mode(a: &SysbenchArgs, plan: &Plan, size: u64, fsync: &FsyncOptions) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Extra file open flags: {}", extra_flags(a));
+    let _ = writeln!(
+        out,
+        "{} files, {}B each",
+        plan.files.len(),
+        value_size(size as f64)
+    );
+    let total = size * plan.files.len() as u64;
+    let _ = writeln!(out, "{}B total file size", value_size(total as f64));
+    let _ = writeln!(out, "Block size {}B", value_size(plan.block_size as f64));
+    let mode = a.opt("file-test-mode");
+    if mode.starts_with("rnd") {
+        let _ = writeln!(out, "Number of IO requests: {}", a.opt("events").trim());
+        let ratio: f64 = a.opt("file-rw-ratio").parse().unwrap_or(1.5);
+        let _ = writeln!(
+            out,
+            "Read/Write ratio for combined random IO test: {ratio:.2}"
+        );
     }
-    if plan.direct {
-        names.push("directio");
+    if fsync.freq > 0 {
+        let _ = writeln!(
+            out,
+            "Periodic FSYNC enabled, calling fsync() each {} requests.",
+            fsync.freq
+        );
     }
-    if names.is_empty() {
-        "(none)".to_string()
-    } else {
-        names.join(", ")
+    if fsync.end {
+        out.push_str("Calling fsync() at the end of test, Enabled.\n");
     }
+    if fsync.all {
+        out.push_str("Calling fsync() after each write operation.\n");
+    }
+    let io_mode = match plan.engine {
+        IoEngine::Sync => "synchronous",
+        IoEngine::Uring => "asynchronous",
+        IoEngine::Mmap => "fast mmaped",
+    };
+    let _ = writeln!(out, "Using {io_mode} I/O mode");
+    if a.flag("validate").unwrap_or(false) {
+        out.push_str("Using checksums validation.\n");
+    }
+    let doing = match mode {
+        "seqwr" => "sequential write (creation)",
+        "seqrewr" => "sequential rewrite",
+        "seqrd" => "sequential read",
+        "rndrd" => "random read",
+        "rndwr" => "random write",
+        _ => "random r/w",
+    };
+    let _ = write!(out, "Doing {doing} test");
+    out
 }
 
-fn ms(micros: f64) -> String {
-    format!("{:.2}", micros / 1000.0)
+/// sysbench's latency histogram: 1024 logarithmic buckets from 0.001 to
+/// 100000 ms, empty ones left out, bars scaled to the fullest.
+pub fn histogram(outcome: &RunOutcome) -> String {
+    const SIZE: usize = 1024;
+    let (low, high) = (1e-3f64.ln(), 1e5f64.ln());
+    let mult = (SIZE - 1) as f64 / (high - low);
+    let mut buckets = vec![0u64; SIZE];
+    let all = all_events(&outcome.measurements);
+    for v in all.iter_recorded() {
+        let ms = (v.value_iterated_to() as f64 / 1000.0).max(1e-9);
+        let i = ((ms.ln() - low) * mult + 0.5)
+            .floor()
+            .clamp(0.0, (SIZE - 1) as f64);
+        buckets[i as usize] += v.count_at_value();
+    }
+    let top = buckets.iter().copied().max().unwrap_or(0);
+    let mut out = String::from("Latency histogram (values are in milliseconds)\n");
+    if top > 0 {
+        out.push_str("       value  ------------- distribution ------------- count\n");
+        for (i, n) in buckets.iter().enumerate().filter(|(_, n)| **n > 0) {
+            let width = (*n as f64 * 40.0 / top as f64 + 0.5).floor() as usize;
+            let value = (i as f64 / mult + low).exp();
+            let _ = writeln!(out, "{value:12.3} |{:<40} {n}", "*".repeat(width));
+        }
+    }
+    out.push(' ');
+    out
 }
 
-/// The summary after `run`, in sysbench's layout.
-pub fn run_summary(outcome: &RunOutcome, percentile: f64) -> String {
+/// The report after `run`, sysbench's layout and formats; end-of-test fsyncs
+/// count as fsyncs, as in sysbench.
+pub fn run_summary(outcome: &RunOutcome, percentile: u8) -> String {
     let m = &outcome.measurements;
     let seconds = (outcome.runtime_ms / 1000.0).max(1e-9);
     let mib = (1u64 << 20) as f64;
+    let fsyncs = count(m, Operation::Fsync) + outcome.end_sync.map_or(0, |s| s.files);
     let mut out = String::new();
-    let _ = writeln!(out, "\nFile operations:");
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "    reads/s:                      {:.2}",
-        count(m, Operation::Read) as f64 / seconds
+        "\nFile operations:\n    reads/s:                      {:.2}\n    writes/s:                     {:.2}\n    fsyncs/s:                     {:.2}\n\n",
+        count(m, Operation::Read) as f64 / seconds,
+        count(m, Operation::Write) as f64 / seconds,
+        fsyncs as f64 / seconds,
     );
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "    writes/s:                     {:.2}",
-        count(m, Operation::Write) as f64 / seconds
-    );
-    let _ = writeln!(
-        out,
-        "    fsyncs/s:                     {:.2}",
-        count(m, Operation::Fsync) as f64 / seconds
-    );
-    let _ = writeln!(out, "\nThroughput:");
-    let _ = writeln!(
-        out,
-        "    read, MiB/s:                  {:.2}",
-        outcome.bytes_read() as f64 / mib / seconds
-    );
-    let _ = writeln!(
-        out,
-        "    written, MiB/s:               {:.2}",
-        outcome.bytes_written() as f64 / mib / seconds
+        "Throughput:\n    read, MiB/s:                  {:.2}\n    written, MiB/s:               {:.2}\n\n",
+        outcome.bytes_read() as f64 / mib / seconds,
+        outcome.bytes_written() as f64 / mib / seconds,
     );
     let events: u64 = outcome.threads.iter().map(|t| t.events).sum();
-    let _ = writeln!(out, "\nGeneral statistics:");
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "    total time:                          {seconds:.4}s"
+        "General statistics:\n    total time:                          {seconds:.4}s\n    total number of events:              {events}\n\n"
     );
-    let _ = writeln!(out, "    total number of events:              {events}");
     let all = all_events(m);
-    let (min, avg, max, pct) = if all.is_empty() {
-        (0.0, 0.0, 0.0, 0.0)
+    let ms = |micros: f64| micros / 1000.0;
+    let (min, avg, max) = if all.is_empty() {
+        (0.0, 0.0, 0.0)
     } else {
-        (
-            all.min() as f64,
-            all.mean(),
-            all.max() as f64,
-            all.value_at_percentile(percentile) as f64,
-        )
+        (all.min() as f64, all.mean(), all.max() as f64)
     };
-    let sum_us: f64 = outcome
-        .threads
-        .iter()
-        .map(|t| t.busy_nanos as f64 / 1000.0)
-        .sum();
-    let _ = writeln!(out, "\nLatency (ms):");
-    let _ = writeln!(
-        out,
-        "         min:                                 {:>7}",
-        ms(min)
-    );
-    let _ = writeln!(
-        out,
-        "         avg:                                 {:>7}",
-        ms(avg)
-    );
-    let _ = writeln!(
-        out,
-        "         max:                                 {:>7}",
-        ms(max)
-    );
-    let _ = writeln!(
-        out,
-        "         {:.0}th percentile:                     {:>7}",
-        percentile,
-        ms(pct)
-    );
-    let _ = writeln!(
-        out,
-        "         sum:                                 {:>7}",
-        ms(sum_us)
-    );
-    let n = outcome.threads.len().max(1) as f64;
-    let ev: Vec<f64> = outcome.threads.iter().map(|t| t.events as f64).collect();
     let busy: Vec<f64> = outcome
         .threads
         .iter()
         .map(|t| t.busy_nanos as f64 / 1e9)
         .collect();
+    let sum_s: f64 = busy.iter().sum();
+    let _ = writeln!(out, "Latency (ms):");
+    let _ = writeln!(out, "         min: {:39.2}", ms(min));
+    let _ = writeln!(out, "         avg: {:39.2}", ms(avg));
+    let _ = writeln!(out, "         max: {:39.2}", ms(max));
+    if percentile > 0 {
+        let pct = if all.is_empty() {
+            0.0
+        } else {
+            all.value_at_percentile(f64::from(percentile)) as f64
+        };
+        let _ = writeln!(out, "        {percentile:3}th percentile: {:27.2}", ms(pct));
+    } else {
+        out.push_str("         percentile stats:               disabled\n");
+    }
+    let _ = writeln!(out, "         sum: {:39.2}\n", sum_s * 1000.0);
+    let n = outcome.threads.len().max(1) as f64;
+    let ev: Vec<f64> = outcome.threads.iter().map(|t| t.events as f64).collect();
     let (ev_avg, ev_sd) = mean_sd(&ev, n);
     let (busy_avg, busy_sd) = mean_sd(&busy, n);
-    let _ = writeln!(out, "\nThreads fairness:");
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "    events (avg/stddev):           {ev_avg:.4}/{ev_sd:.2}"
-    );
-    let _ = writeln!(
-        out,
-        "    execution time (avg/stddev):   {busy_avg:.4}/{busy_sd:.2}"
+        "Threads fairness:\n    events (avg/stddev):           {ev_avg:.4}/{ev_sd:3.2}\n    execution time (avg/stddev):   {busy_avg:.4}/{busy_sd:3.2}\n"
     );
     out
 }
@@ -211,32 +218,38 @@ fn mean_sd(values: &[f64], n: f64) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
-/// The lines `prepare` prints.
-pub fn prepare_header(plan: &Plan) -> String {
-    let size = plan.files.first().map_or(0, |f| f.size);
+/// The lines `prepare` prints before writing.
+pub fn prepare_header(
+    a: &SysbenchArgs,
+    plan: &Plan,
+    file_size: u64,
+    steps: &[Preparation],
+) -> String {
+    let files = plan.files.len() as u64;
     let mut out = format!(
-        "{} files, {}KiB each, {}MiB total\nCreating files for the test...\nExtra file open flags: {}\n",
-        plan.files.len(),
-        size >> 10,
-        (size * plan.files.len() as u64) >> 20,
-        flags(plan)
+        "{files} files, {}Kb each, {}Mb total\nCreating files for the test...\nExtra file open flags: {}\n",
+        file_size / 1024,
+        file_size * files / (1024 * 1024),
+        extra_flags(a)
     );
-    for f in &plan.files {
-        let name = f
-            .path
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        let _ = writeln!(out, "Creating file {name}");
-    }
+    let lines: Vec<String> = plan
+        .files
+        .iter()
+        .zip(steps)
+        .map(|(f, step)| step.line(&name(&f.path)))
+        .collect();
+    out.push_str(&lines.join("\n"));
     out
 }
 
 /// The closing line of `prepare`.
-pub fn prepare_summary(outcome: &RunOutcome) -> String {
-    let seconds = (outcome.runtime_ms / 1000.0).max(1e-9);
-    let bytes = outcome.bytes_written();
+pub fn prepare_summary(written: u64, seconds: f64) -> String {
+    if written == 0 {
+        return "No bytes written.".into();
+    }
+    let seconds = seconds.max(1e-9);
     format!(
-        "{bytes} bytes written in {seconds:.2} seconds ({:.2} MiB/sec).\n",
-        bytes as f64 / (1u64 << 20) as f64 / seconds
+        "{written} bytes written in {seconds:.2} seconds ({:.2} MiB/sec).",
+        written as f64 / (1u64 << 20) as f64 / seconds
     )
 }
