@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use super::args::{self, SysbenchArgs, SysbenchCommand};
 use super::error::SysbenchError;
 use super::log::{Log, SYSBENCH_VERSION};
+use super::options::FileSet;
 use super::{help, options, test_files, text};
 use crate::fileio::command::{check_json_path, run_plan};
 use crate::fileio::files;
@@ -30,12 +31,13 @@ pub fn sysbench_main(args: &[String]) -> i32 {
             return e.exit_code(json);
         }
     };
+    let verbosity = a.verbosity();
     let log = Log {
-        verbosity: a.verbosity().unwrap_or(3),
+        verbosity: *verbosity.as_ref().unwrap_or(&Log::default().verbosity),
         to_stderr: a.json.as_deref() == Some("-"),
         errors_to_stderr: a.json.is_some(),
     };
-    let result = a.verbosity().and_then(|_| sysbench(&a, &log));
+    let result = verbosity.and_then(|_| sysbench(&a, &log));
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -99,9 +101,9 @@ fn sysbench(a: &SysbenchArgs, log: &Log) -> Result<i32, SysbenchError> {
         page_cache::check_can_drop()?;
     }
     match command {
-        SysbenchCommand::Cleanup => cleanup(a, log),
-        SysbenchCommand::Prepare => prepare(a, log),
-        _ => run(a, log),
+        SysbenchCommand::Cleanup => cleanup(a, &set, log),
+        SysbenchCommand::Prepare => prepare(a, &set, log),
+        _ => run(a, &set, log),
     }
 }
 
@@ -127,12 +129,11 @@ fn finish(a: &SysbenchArgs, plan: &Plan, outcome: &RunOutcome) -> Result<i32, Sy
     Ok(0)
 }
 
-fn prepare(a: &SysbenchArgs, log: &Log) -> Result<i32, SysbenchError> {
-    let set = options::file_set(a)?;
+fn prepare(a: &SysbenchArgs, set: &FileSet, log: &Log) -> Result<i32, SysbenchError> {
     let bs = options::block_size(a)?;
-    let todo = test_files::plan_preparation(&set, bs)?;
+    let todo = test_files::plan_preparation(set, bs)?;
     let steps = todo.steps;
-    let plan = options::prepare_plan(a, todo.sizes, todo.regions)?;
+    let plan = options::prepare_plan(a, set, todo.sizes, todo.regions)?;
     let needed: u64 = plan.streams[0].regions.iter().map(|r| r.length).sum();
     files::check_space("--file-total-size", &set.dir, needed)?;
     log.notice(&text::prepare_header(a, &plan, set.file_size, &steps));
@@ -148,19 +149,18 @@ fn prepare(a: &SysbenchArgs, log: &Log) -> Result<i32, SysbenchError> {
     finish(a, &plan, &outcome)
 }
 
-fn run(a: &SysbenchArgs, log: &Log) -> Result<i32, SysbenchError> {
+fn run(a: &SysbenchArgs, set: &FileSet, log: &Log) -> Result<i32, SysbenchError> {
     if a.opt("file-test-mode").is_empty() {
         return Err(SysbenchError::MissingMode(help::fileio_help()));
     }
-    let plan = options::run_plan(a)?;
+    let plan = options::run_plan(a, set)?;
     let fsync = options::fsync_options(a)?;
     log.notice(&text::run_options(a, plan.threads()));
-    let file_size = options::file_set(a)?.file_size;
-    log.notice(&text::run_mode(a, &plan, file_size, &fsync));
+    log.notice(&text::run_mode(a, &plan, set.file_size, &fsync));
     if a.opt("file-test-mode") == "seqwr" {
         test_files::recreate(&plan.files)?;
     } else {
-        test_files::check_prepared(&plan.files, file_size)?;
+        test_files::check_prepared(&plan.files, set.file_size)?;
     }
     if plan.engine == IoEngine::Mmap {
         test_files::extend_for_mmap(&plan.files)?;
@@ -181,8 +181,7 @@ fn run(a: &SysbenchArgs, log: &Log) -> Result<i32, SysbenchError> {
     finish(a, &plan, &outcome)
 }
 
-fn cleanup(a: &SysbenchArgs, log: &Log) -> Result<i32, SysbenchError> {
-    let set = options::file_set(a)?;
+fn cleanup(a: &SysbenchArgs, set: &FileSet, log: &Log) -> Result<i32, SysbenchError> {
     log.notice("Removing test files...");
     let t0 = Instant::now();
     let mut error = None;

@@ -268,8 +268,7 @@ fn plan_with(
 
 /// The plan of `run`: the test mode over every file's blocks (the files'
 /// sizes in the plan are those blocks; `file_set` has sysbench's size).
-pub fn run_plan(a: &SysbenchArgs) -> Result<Plan, SysbenchError> {
-    let set = file_set(a)?;
+pub fn run_plan(a: &SysbenchArgs, set: &FileSet) -> Result<Plan, SysbenchError> {
     let bs = block_size(a)?;
     // sysbench aligns offsets below file_size down to a block: a last,
     // partial block is addressed whole (prepare wrote it whole).
@@ -316,10 +315,10 @@ pub fn run_plan(a: &SysbenchArgs) -> Result<Plan, SysbenchError> {
 /// as sysbench writes it), one thread.
 pub fn prepare_plan(
     a: &SysbenchArgs,
+    set: &FileSet,
     sizes: Vec<u64>,
     regions: Vec<Region>,
 ) -> Result<Plan, SysbenchError> {
-    let set = file_set(a)?;
     let bs = block_size(a)?;
     let blocks: u64 = regions.iter().map(|r| r.length / bs).sum();
     let mut files = set.files(0);
@@ -350,12 +349,14 @@ mod tests {
         parse(&s.split_whitespace().map(String::from).collect::<Vec<_>>()).unwrap()
     }
 
+    fn plan_of(s: &str) -> Result<Plan, SysbenchError> {
+        let a = args(s);
+        run_plan(&a, &file_set(&a)?)
+    }
+
     #[test]
     fn rndrw_defaults_follow_sysbench() {
-        let p = run_plan(&args(
-            "fileio --file-total-size=1G --file-test-mode=rndrw run",
-        ))
-        .unwrap();
+        let p = plan_of("fileio --file-total-size=1G --file-test-mode=rndrw run").unwrap();
         assert_eq!(p.files.len(), 128);
         assert_eq!(p.files[0].size, 8 << 20);
         assert_eq!(p.block_size, 16384);
@@ -368,10 +369,9 @@ mod tests {
 
     #[test]
     fn fsync_all_turns_the_periodic_and_final_fsync_off() {
-        let p = run_plan(&args(
-            "fileio --file-total-size=128M --file-fsync-all --file-test-mode=rndwr run",
-        ))
-        .unwrap();
+        let p =
+            plan_of("fileio --file-total-size=128M --file-fsync-all --file-test-mode=rndwr run")
+                .unwrap();
         let f = &p.streams[0].fsync;
         assert!(f.every_write && !f.at_end && f.cycle_every == 0);
     }
@@ -398,7 +398,7 @@ mod tests {
             "--file-async-backlog=100000",
         ] {
             let a = args(&format!("fileio --file-test-mode=rndrw {bad} run"));
-            let e = check_general(&a).and_then(|()| run_plan(&a).map(|_| ()));
+            let e = check_general(&a).and_then(|()| run_plan(&a, &file_set(&a)?).map(|_| ()));
             let option = bad.split('=').next().unwrap();
             assert!(e.unwrap_err().to_string().contains(option), "{bad}");
         }
