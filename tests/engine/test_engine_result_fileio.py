@@ -61,7 +61,7 @@ def test_fio_document_reports_regions_and_verification(engine: Path, tmp_path: P
         "numjobs=2\noffset_increment=64k\nverify=crc32c\n"
     )
     json_path = tmp_path / "fio.json"
-    done = _engine(engine, "fio", str(job), "-json", str(json_path))
+    done = _engine(engine, "fio", "--contio-core", str(job), "-json", str(json_path))
     result = read_result(json_path)
     assert result.kind == "fio"
     assert result.operations == 32

@@ -1,4 +1,8 @@
-"""`contio/engine`: the static `contio-engine` binary alone, FROM scratch.
+"""`contio/engine`: the static `contio-engine` binary on Debian with Debian's fio.
+
+The engine drives the real fio for fio jobs (`contio-engine fio`), so the image holds
+fio and the libraries it needs; the engine itself is still one static binary. The fio
+layer comes before the engine's, so a rebuild after an engine change reuses it.
 
 Which static binary, first that applies:
 1. `CONTIO_SOURCE` names a checkout: the engine is built from it (musl; without the
@@ -30,7 +34,9 @@ GNU = "x86_64-unknown-linux-gnu"
 # it (Docker fills an empty volume from the image), so the engine can write its data.
 DATA_DIR = "/data"
 DOCKERFILE = f"""\
-FROM scratch
+FROM contio/debian:bookworm
+RUN apt-get update && apt-get install -y --no-install-recommends fio \\
+ && rm -rf /var/lib/apt/lists/*
 COPY {ENGINE_NAME} /{ENGINE_NAME}
 COPY --chown=65534:65534 data/ {DATA_DIR}/
 USER 65534:65534
@@ -50,7 +56,7 @@ def source_tree() -> Path | None:
 
 
 def is_static(binary: Path) -> bool:
-    """Whether an ELF binary has no program interpreter (so it runs FROM scratch)."""
+    """Whether an ELF binary has no program interpreter (so it runs on any image's libc)."""
     if shutil.which("readelf") is None:
         # Without binutils, look for the program interpreter's path in the first page.
         return b"/lib64/ld-linux" not in binary.read_bytes()[:4096]
@@ -99,7 +105,7 @@ def static_engine(source: Path | None, installed: Path | None) -> Path:
     what = f"the installed {installed} is dynamically linked" if installed else "none is installed"
     raise RecipeInputsUnavailable(
         f"contio/engine needs a statically linked {ENGINE_NAME}, and {what} (it cannot run "
-        "in an image FROM scratch); install a contio wheel built with the musl target "
+        "in the image whatever its libc); install a contio wheel built with the musl target "
         "(`rustup target add x86_64-unknown-linux-musl`, then `pip install` again), or point "
         "CONTIO_SOURCE at a contio checkout to build one"
     )
@@ -114,9 +120,10 @@ def _installed_engine() -> Path | None:
 
 @register
 class EngineImage(Recipe):
-    """The engine FROM scratch, run as nobody."""
+    """The engine and fio on Debian, run as nobody."""
 
     name = "engine"
+    depends = ("debian",)
 
     def dockerfile(self) -> str:
         return DOCKERFILE

@@ -11,7 +11,10 @@ Phases map onto the runner's load and run:
 - sysbench: load = `prepare` (writes the files), run = `run`; `cleanup` runs when the
   load group's data is released;
 - fio: load = the same job with `rw=write` and no time limit (lays out and writes every
-  block of every region, with the job's `verify` headers), run = the job itself.
+  block of every region, with the job's `verify` headers), run = the job itself. The
+  real fio runs both (`contio-engine fio` drives it), except for a job that verifies:
+  that one runs on contio's own I/O core, whose verify generations tell a lost write
+  from a current block (`FioKind.uses_core`).
 
 Spec properties named `sysbench.OPTION` / `fio.OPTION` (also as factors) override the
 workload's options; other properties (YCSB's) do not apply. The stop rule's time
@@ -241,7 +244,18 @@ class FioKind:
             return []
         job = call.scratch / f"{call.json_path.stem}.fio"
         job.write_text(self.render(phase, call), encoding="utf-8")
-        return ["fio", str(job), "-s", "-json", str(call.json_path)]
+        core = ["--contio-core"] if self.uses_core(call.workload, call.properties) else []
+        return ["fio", *core, str(job), "-s", "-json", str(call.json_path)]
+
+    def uses_core(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
+        """Whether the job runs on contio's own I/O core instead of the real fio: when
+        it verifies. The core's verify headers carry a generation, so a run's read-back
+        tells a lost write from a current block across the load and the run; fio's
+        verify checks only that a block matches its own header."""
+        return any(
+            job.get("verify") not in (None, "0", "") or "verify_generation" in job
+            for job in _jobs(_sections(workload), _overrides(self.name, properties))
+        )
 
     def render(self, phase: str, call: EngineCall) -> str:
         """The job file the engine runs in `phase`: the workload's sections with contio's

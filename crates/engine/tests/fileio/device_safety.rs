@@ -13,18 +13,25 @@ use super::{engine, read_json, stderr};
 
 /// Runs a job file of `lines` (with `filename=` the device) and returns the output.
 fn fio_on(dev: &LoopDevice, lines: &[&str]) -> (Output, serde_json::Value) {
+    fio_on_with(dev, lines, &[])
+}
+
+/// `fio_on` on contio's own core (`--contio-core`).
+fn fio_on_core(dev: &LoopDevice, lines: &[&str]) -> (Output, serde_json::Value) {
+    fio_on_with(dev, lines, &["--contio-core"])
+}
+
+fn fio_on_with(dev: &LoopDevice, lines: &[&str], flags: &[&str]) -> (Output, serde_json::Value) {
     let job = dev.scratch().join("job.fio");
     let json = dev.scratch().join("run.json");
     let _ = std::fs::remove_file(&json);
     let mut all: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     all.push(format!("filename={}", dev.device));
     write_job(&job, &all);
-    let out = engine(&[
-        "fio",
-        job.to_str().unwrap(),
-        "-json",
-        json.to_str().unwrap(),
-    ]);
+    let mut args = vec!["fio"];
+    args.extend_from_slice(flags);
+    args.extend([job.to_str().unwrap(), "-json", json.to_str().unwrap()]);
+    let out = engine(&args);
     let doc = if json.exists() {
         read_json(&json)
     } else {
@@ -151,12 +158,12 @@ fn a_block_device_is_sized_by_its_real_size() {
     };
     let before = dev.digest();
     // No size: the whole device, as fio.
-    let (out, doc) = fio_on(&dev, &["[r]", "rw=read", "bs=1m"]);
+    let (out, doc) = fio_on_core(&dev, &["[r]", "rw=read", "bs=1m"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(doc["io"]["bytes_read"].as_u64(), Some(DEVICE_BYTES));
     assert_eq!(doc["io"]["files"][0]["size"].as_u64(), Some(DEVICE_BYTES));
     // No size after an offset: the rest of the device.
-    let (out, doc) = fio_on(&dev, &["[r]", "rw=read", "bs=1m", "offset=16m"]);
+    let (out, doc) = fio_on_core(&dev, &["[r]", "rw=read", "bs=1m", "offset=16m"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(
         doc["io"]["bytes_read"].as_u64(),
@@ -167,7 +174,7 @@ fn a_block_device_is_sized_by_its_real_size() {
         vec!["[r]", "rw=randread", "size=64m"],
         vec!["[w]", "rw=write", "size=16m", "offset=24m"],
     ] {
-        let (out, doc) = fio_on(&dev, &lines);
+        let (out, doc) = fio_on_core(&dev, &lines);
         assert_eq!(out.status.code(), Some(2), "{lines:?}: {}", text(&out));
         let err = stderr(&out);
         assert!(err.contains("size:"), "{err}");
@@ -267,7 +274,7 @@ fn a_device_under_a_generated_name_is_refused() {
                 format!("directory={}", dir.display()),
             ],
         );
-        let out = engine(&["fio", job.to_str().unwrap()]);
+        let out = engine(&["fio", "--contio-core", job.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(2), "{rw}: {}", text(&out));
         let err = stderr(&out);
         assert!(

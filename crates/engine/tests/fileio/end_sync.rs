@@ -32,6 +32,7 @@ fn a_failing_final_sync_fails_the_run() {
     .unwrap();
     let out = engine(&[
         "fio",
+        "--contio-core",
         job.to_str().unwrap(),
         "-json",
         json.to_str().unwrap(),

@@ -127,9 +127,12 @@ fn bad_input_on(fs: &Mounted) {
     ];
     for (text, mentions) in cases {
         std::fs::write(job, text).unwrap();
-        refused(&["fio", job, "-json", json], mentions);
+        refused(&["fio", "--contio-core", job, "-json", json], mentions);
     }
-    refused(&["fio", "/nonexistent/job.fio"], &["job file"]);
+    refused(
+        &["fio", "--contio-core", "/nonexistent/job.fio"],
+        &["job file"],
+    );
     assert!(!fs.join("never.json").exists());
     assert!(!fs.join("big").exists(), "nothing laid out");
 }
@@ -174,7 +177,7 @@ fn counts_and_percentages_out_of_range_exit_2() {
         );
         std::fs::write(&job, text).unwrap();
         refused(
-            &["fio", job.to_str().unwrap()],
+            &["fio", "--contio-core", job.to_str().unwrap()],
             &[option, value, "a whole percentage from 0 to 100"],
         );
     }
@@ -184,7 +187,10 @@ fn counts_and_percentages_out_of_range_exit_2() {
             data.display()
         );
         std::fs::write(&job, text).unwrap();
-        refused(&["fio", job.to_str().unwrap()], &[option, "from 1 to 4096"]);
+        refused(
+            &["fio", "--contio-core", job.to_str().unwrap()],
+            &[option, "from 1 to 4096"],
+        );
     }
     assert!(!data.exists(), "nothing laid out");
 }
@@ -230,6 +236,7 @@ fn a_disk_filling_mid_run_stops_cleanly_with_what_was_measured() {
         .unwrap();
         let out = engine(&[
             "fio",
+            "--contio-core",
             job.to_str().unwrap(),
             "-json",
             json.to_str().unwrap(),
@@ -272,6 +279,7 @@ fn interrupt_keeps_what_was_measured() {
     let mut child = Command::new(ENGINE)
         .args([
             "fio",
+            "--contio-core",
             job.to_str().unwrap(),
             "-s",
             "-json",

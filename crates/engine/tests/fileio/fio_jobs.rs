@@ -66,6 +66,7 @@ fn every_rw_in_every_engine_does_the_configured_io() {
                 );
                 let out = engine(&[
                     "fio",
+                    "--contio-core",
                     job.to_str().unwrap(),
                     "-json",
                     json.to_str().unwrap(),
@@ -128,6 +129,7 @@ fn n_to_1_regions_never_overlap() {
         write_job(&job, &lines("256k", true));
         engine_ok(&[
             "fio",
+            "--contio-core",
             job.to_str().unwrap(),
             "-json",
             json.to_str().unwrap(),
@@ -152,7 +154,7 @@ fn n_to_1_regions_never_overlap() {
         assert_eq!(doc["io"]["verify"]["blocks_checked"], 256);
         assert_eq!(doc["io"]["verify"]["mismatches"], 0);
         write_job(&job, &lines("128k", true));
-        let refused = engine(&["fio", job.to_str().unwrap()]);
+        let refused = engine(&["fio", "--contio-core", job.to_str().unwrap()]);
         assert_eq!(refused.status.code(), Some(2));
         assert!(
             stderr(&refused).contains("offset_increment"),
@@ -160,7 +162,7 @@ fn n_to_1_regions_never_overlap() {
             stderr(&refused)
         );
         write_job(&job, &lines("128k", false));
-        let warned = engine(&["fio", job.to_str().unwrap()]);
+        let warned = engine(&["fio", "--contio-core", job.to_str().unwrap()]);
         assert_eq!(warned.status.code(), Some(0), "{}", stderr(&warned));
         assert!(
             stderr(&warned).contains("overlapping"),
@@ -192,6 +194,7 @@ fn time_based_runs_measure_after_the_ramp() {
         );
         let text = engine_ok(&[
             "fio",
+            "--contio-core",
             job.to_str().unwrap(),
             "-json",
             json.to_str().unwrap(),

@@ -28,6 +28,7 @@ fn run(fs: &Mounted, options: &[&str], what: &str) -> Option<serde_json::Value> 
     write_job(&job, &lines);
     let out = engine(&[
         "fio",
+        "--contio-core",
         job.to_str().unwrap(),
         "-json",
         json.to_str().unwrap(),

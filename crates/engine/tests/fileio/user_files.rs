@@ -16,6 +16,12 @@ fn fio(job: &Path, lines: &[String]) -> std::process::Output {
     engine(&["fio", job.to_str().unwrap()])
 }
 
+/// The job on contio's own core (`--contio-core`), whose wording these tests read.
+fn fio_core(job: &Path, lines: &[String]) -> std::process::Output {
+    write_job(job, lines);
+    engine(&["fio", "--contio-core", job.to_str().unwrap()])
+}
+
 fn lines(of: &[&str], filename: &Path) -> Vec<String> {
     let mut all: Vec<String> = of.iter().map(|l| l.to_string()).collect();
     all.push(format!("filename={}", filename.display()));
@@ -66,7 +72,7 @@ fn a_read_job_extends_a_shorter_file_and_says_so() {
     let data = user_bytes(1 << 20, 0x44);
     std::fs::write(&file, &data).unwrap();
     let job = dir.join("job.fio");
-    let out = fio(&job, &lines(&["[r]", "rw=read", "size=2m"], &file));
+    let out = fio_core(&job, &lines(&["[r]", "rw=read", "size=2m"], &file));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let said = format!(
         "extending '{}' from 1048576 to 2097152 bytes",
@@ -78,7 +84,7 @@ fn a_read_job_extends_a_shorter_file_and_says_so() {
     assert!(now[..1 << 20] == data[..], "the first MiB changed");
 
     let missing = dir.join("new.dat");
-    let out = fio(&job, &lines(&["[r]", "rw=randread", "size=1m"], &missing));
+    let out = fio_core(&job, &lines(&["[r]", "rw=randread", "size=1m"], &missing));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let said = format!(
         "laying out '{}' (1048576 bytes): it does not exist",
@@ -118,7 +124,7 @@ fn character_devices_are_never_laid_out_or_synced() {
                 "ioengine:",
             ),
         ] {
-            let out = fio(&job, &lines(&case, dev));
+            let out = fio_core(&job, &lines(&case, dev));
             assert_eq!(
                 out.status.code(),
                 Some(2),
@@ -131,7 +137,7 @@ fn character_devices_are_never_laid_out_or_synced() {
                 "{err}"
             );
         }
-        let out = fio(&job, &lines(&["[w]", "rw=randwrite", "size=1m"], dev));
+        let out = fio_core(&job, &lines(&["[w]", "rw=randwrite", "size=1m"], dev));
         assert_eq!(out.status.code(), Some(0), "{dev:?}: {}", stderr(&out));
         assert!(!String::from_utf8_lossy(&out.stdout).contains("Laying out"));
         assert!(dev.metadata().unwrap().file_type().is_char_device());

@@ -43,6 +43,7 @@ fn verify_names_the_offsets_of_corrupted_blocks() {
         job(&write_job, &data, "randwrite", &[]);
         engine_ok(&[
             "fio",
+            "--contio-core",
             write_job.to_str().unwrap(),
             "-json",
             json.to_str().unwrap(),
@@ -51,6 +52,7 @@ fn verify_names_the_offsets_of_corrupted_blocks() {
         job(&check_job, &data, "read", &["verify_only=1"]);
         engine_ok(&[
             "fio",
+            "--contio-core",
             check_job.to_str().unwrap(),
             "-json",
             json.to_str().unwrap(),
@@ -78,6 +80,7 @@ fn verify_names_the_offsets_of_corrupted_blocks() {
 
         let out = engine(&[
             "fio",
+            "--contio-core",
             check_job.to_str().unwrap(),
             "-json",
             json.to_str().unwrap(),
@@ -113,6 +116,7 @@ fn verify_names_the_offsets_of_corrupted_blocks() {
         );
         let out = engine(&[
             "fio",
+            "--contio-core",
             check_job.to_str().unwrap(),
             "-json",
             json.to_str().unwrap(),
@@ -137,10 +141,11 @@ fn drop_caches_before_a_verify_pass() {
     let check_job = fs.join("check.fio");
     let json = fs.join("v.json");
     job(&write_job, &data, "write", &[]);
-    engine_ok(&["fio", write_job.to_str().unwrap()]);
+    engine_ok(&["fio", "--contio-core", write_job.to_str().unwrap()]);
     job(&check_job, &data, "read", &["verify_only=1"]);
     engine_ok(&[
         "fio",
+        "--contio-core",
         check_job.to_str().unwrap(),
         "--drop-caches",
         "-json",

@@ -1,17 +1,31 @@
-//! The fio front end: `contio-engine fio JOBFILE`, reading fio's job files and
-//! printing fio's kind of output. It turns the job sections into the shared
-//! `fileio::plan::Plan` and leaves running to the core.
+//! `contio-engine fio`: fio's jobs, run by the real fio (`driver`), or on
+//! contio's own I/O core with `--contio-core` (`core_command`).
 //!
-//! `ini` (job-file syntax) → `job` (each section's options resolved) →
-//! `layout` (which file region each job instance works on) → `setup` (what
-//! each path is; laying out regular files); `command` (the
-//! subcommand), `text` (fio's output layout).
+//! Real fio: `own_flags` (contio's flags apart from fio's) → `option_check`
+//! (every unknown option at once, by fio's parser) → `device_guard` (a writing
+//! job's devices unused) → `process` (exec fio, or run it and read its json+
+//! `report_json` stream) → `series`, `document` (contio's result document).
+//!
+//! contio's core: `ini` (job-file syntax) → `job` (each section's options
+//! resolved) → `layout` (which file region each job instance works on) →
+//! `setup` (what each path is; laying out regular files); `text` (fio's
+//! output layout).
 
-pub mod command;
+pub mod binary;
+pub mod core_command;
+pub mod device_guard;
+pub mod document;
+pub mod driver;
+pub mod error;
 pub mod ini;
 pub mod job;
 pub mod layout;
+pub mod option_check;
+pub mod own_flags;
+pub mod process;
+pub mod report_json;
+pub mod series;
 pub mod setup;
 pub mod text;
 
-pub use command::fio_main;
+pub use driver::fio_main;

@@ -1,7 +1,8 @@
-//! The `fio` subcommand: read and check the job file, check and lay out the
-//! files (`setup`), run,
-//! print fio's kind of text, write the JSON document (exit codes as in
-//! `fileio::command`).
+//! `contio-engine fio --contio-core JOBFILE`: the job on contio's own I/O
+//! core instead of fio. Read and check the job file, check and lay out the
+//! files (`setup`), run, print fio's kind of text, write the JSON document
+//! (exit codes as in `fileio::command`). It serves what fio lacks: verify
+//! generations that tell a lost write from a current one across phases.
 
 use std::time::Duration;
 
@@ -11,9 +12,9 @@ use crate::fileio::error::FileIoError;
 use crate::fileio::io_report;
 use crate::fileio::page_cache;
 
-/// Usage of `contio-engine fio`.
-pub const FIO_USAGE: &str =
-    "contio-engine fio JOBFILE [-json PATH] [-s] [--drop-caches]   (see docs/engine-interface.md for the job options)";
+/// Usage of `contio-engine fio --contio-core`.
+pub const CORE_USAGE: &str =
+    "contio-engine fio --contio-core JOBFILE [-json PATH] [-s] [--drop-caches]   (see docs/engine-interface.md for the job options)";
 /// Arguments of `contio-engine fio`.
 struct FioArgs {
     job_file: String,
@@ -58,15 +59,15 @@ fn parse_fio_args(args: &[String]) -> Result<FioArgs, FileIoError> {
     Ok(parsed)
 }
 
-/// `contio-engine fio JOBFILE ...`.
-pub fn fio_main(args: &[String]) -> i32 {
+/// `contio-engine fio --contio-core JOBFILE ...` (`args` without the flag).
+pub fn core_main(args: &[String]) -> i32 {
     if wants_help(args) {
-        println!("usage: {FIO_USAGE}");
+        println!("usage: {CORE_USAGE}");
         return 0;
     }
     match fio(args) {
         Ok(code) => code,
-        Err(e) => refuse(&e, FIO_USAGE),
+        Err(e) => refuse(&e, CORE_USAGE),
     }
 }
 

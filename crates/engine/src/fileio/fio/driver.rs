@@ -1,0 +1,122 @@
+//! `contio-engine fio [fio's arguments] [-json PATH] [-s] [--drop-caches]`:
+//! the real fio runs the job, with fio's semantics. contio checks first what
+//! fio would only find one at a time or not at all (every unknown option; a
+//! writing job on a device in use), and with `-json` reads fio's json+ reports
+//! into its result document. Without `-json`/`-s` it becomes fio (`exec`):
+//! output formats, `--output`, `--section`, command-line jobs and exit codes
+//! are fio's own. `--contio-core` runs the job on contio's core instead.
+
+use super::core_command::core_main;
+use super::error::FioError;
+use super::own_flags::{is_query, job_files, split, Invocation};
+use super::process::{self, Outputs};
+use super::{binary, device_guard, document, option_check};
+use crate::fileio::command::{check_json_path, finish};
+use crate::fileio::error::FileIoError;
+use crate::fileio::page_cache;
+
+/// Usage of `contio-engine fio`.
+pub const FIO_USAGE: &str = "contio-engine fio [FIO ARGUMENTS] [-json PATH] [-s] [--drop-caches] \
+     [--contio-core]   (every other argument goes to fio; see docs/engine-interface.md)";
+
+const HELP: &str = "\
+contio-engine fio runs the real fio (CONTIO_FIO, or fio on the PATH) with the
+arguments given, after checking every option at once and that a writing job's
+block devices are unused. contio's own flags:
+  -json PATH      write contio's result document (- for stdout); fio's normal
+                  text still follows on stdout (stderr with -json -)
+  -s              a status line on stderr each second
+  --drop-caches   drop the page cache before the run (root)
+  --contio-core   run the job on contio's own I/O core instead of fio
+fio's own help follows.
+";
+
+/// `contio-engine fio ...`.
+pub fn fio_main(args: &[String]) -> i32 {
+    if matches!(
+        args.first().map(String::as_str),
+        Some("--help" | "-h" | "help")
+    ) {
+        print!("{HELP}");
+        return match binary::fio_path() {
+            Ok(fio) => refuse(&process::exec(&fio, &["--help".to_string()])),
+            Err(e) => refuse(&e),
+        };
+    }
+    match run(args) {
+        Ok(code) => code,
+        Err(e) => refuse(&e),
+    }
+}
+
+fn refuse(e: &FioError) -> i32 {
+    eprintln!("contio-engine: {e}");
+    if matches!(e, FioError::Flag { .. }) {
+        eprintln!("usage: {FIO_USAGE}");
+    }
+    e.exit_code()
+}
+
+fn run(args: &[String]) -> Result<i32, FioError> {
+    let invocation = split(args)?;
+    if invocation.core {
+        let rest: Vec<String> = args
+            .iter()
+            .filter(|a| *a != "--contio-core")
+            .cloned()
+            .collect();
+        return Ok(core_main(&rest));
+    }
+    let fio = binary::fio_path()?;
+    let fio_args = &invocation.fio_args;
+    if is_query(fio_args) {
+        return Err(process::exec(&fio, fio_args));
+    }
+    let json = invocation.json.as_deref();
+    check_json_path(json)?;
+    check_job_files(fio_args)?;
+    option_check::check(&fio, fio_args, json.is_some())?;
+    device_guard::check(&fio, fio_args)?;
+    if invocation.drop_caches {
+        page_cache::check_can_drop()?;
+        page_cache::drop_caches()?;
+    }
+    if json.is_none() && !invocation.status {
+        return Err(process::exec(&fio, fio_args));
+    }
+    report(&fio, &invocation)
+}
+
+/// Each job file is a regular file (or `-`, fio's stdin): fio would wait
+/// forever on a FIFO and never finish reading `/dev/zero`.
+fn check_job_files(fio_args: &[String]) -> Result<(), FioError> {
+    for file in job_files(fio_args).into_iter().filter(|f| *f != "-") {
+        let reason = match std::fs::metadata(file) {
+            Ok(m) if m.is_file() => continue,
+            Ok(_) => "is not a regular file".to_string(),
+            Err(e) => e.to_string(),
+        };
+        let path = file.to_string();
+        return Err(FileIoError::JobFile { path, reason }.into());
+    }
+    Ok(())
+}
+
+fn report(fio: &std::path::Path, invocation: &Invocation) -> Result<i32, FioError> {
+    let json = invocation.json.as_deref();
+    let outputs = Outputs {
+        text_to_stderr: json == Some("-"),
+        status: invocation.status,
+    };
+    let run = process::run(fio, &invocation.fio_args, &outputs, invocation.drop_caches)?;
+    let doc = document::document(
+        run.report.as_ref(),
+        run.timeseries,
+        &invocation.fio_args,
+        &run.ending,
+    );
+    match json {
+        Some(_) => Ok(finish(&doc, json)),
+        None => Ok(run.ending.exit_code.unwrap_or(1)),
+    }
+}
