@@ -53,11 +53,18 @@ def test_engine_image_runs_the_static_binary(docker_client: docker.DockerClient,
     container = docker_client.containers.run(image.id, ["--version"], detach=True)
     try:
         status = container.wait(timeout=60)
-        # The binary ran inside FROM scratch (no loader, no libc) and printed its version.
+        # The static binary ran on the image's Debian and printed its version.
         assert status["StatusCode"] == 0
         assert container.logs().startswith(b"contio-engine ")
     finally:
         container.remove(force=True)
+    # The engine drives the real fio for fio jobs: the image has it.
+    fio = docker_client.containers.run(image.id, ["fio", "--version"], detach=True)
+    try:
+        assert fio.wait(timeout=60)["StatusCode"] == 0
+        assert fio.logs().startswith(b"fio-3.")
+    finally:
+        fio.remove(force=True)
 
 
 class _Probe(Recipe):

@@ -95,7 +95,13 @@ def test_fio_loads_with_writes_and_runs_the_job_with_the_stop_rule(tmp_path):
     assert "[reader]\nbs=4k" not in run and "rw=randread\nbs=4k\ntime_based\nruntime=2" in run
     load = kind.render("load", engine_call)
     assert "runtime" not in load and load.count("rw=write") == 2 and "randread" not in load
-    assert kind.engine_args("run", engine_call)[-3:] == ["-s", "-json", str(engine_call.json_path)]
+    args = kind.engine_args("run", engine_call)
+    assert args[0] == "fio" and "--contio-core" not in args  # the real fio runs it
+    assert args[-2:] == ["-json", str(engine_call.json_path)]
+    verifying = call(
+        spec, tmp_path, tmp_path / "d", {**spec.stop.engine_properties(), "fio.verify": "crc32c"}
+    )
+    assert kind.engine_args("run", verifying)[1:3] == ["--contio-core", "-s"]
     with pytest.raises(FileWorkloadError, match=r"stop.operations"):
         kind.render("run", call(spec, tmp_path, tmp_path / "d", {"operationcount": "100"}))
     # The engine check before anything runs refuses it too (exit 2 naming the cell).

@@ -244,8 +244,9 @@ class FioKind:
             return []
         job = call.scratch / f"{call.json_path.stem}.fio"
         job.write_text(self.render(phase, call), encoding="utf-8")
-        core = ["--contio-core"] if self.uses_core(call.workload, call.properties) else []
-        return ["fio", *core, str(job), "-s", "-json", str(call.json_path)]
+        # Live status lines come from contio's core only (see crates/engine's fio::driver).
+        core = ["--contio-core", "-s"] if self.uses_core(call.workload, call.properties) else []
+        return ["fio", *core, str(job), "-json", str(call.json_path)]
 
     def uses_core(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
         """Whether the job runs on contio's own I/O core instead of the real fio: when

@@ -173,6 +173,17 @@ pub fn document(
         runtime_ms,
     };
     let mut doc = ResultDocument::new(facts, &measurements(report, timeseries));
+    // Calls count whether or not fio timed them (`disable_clat`, engines
+    // without completion latency leave the bins empty).
+    for name in [READ, WRITE, FSYNC] {
+        let calls = series::calls(report, name);
+        if calls > 0 {
+            doc.operations_by_type
+                .entry(name.to_string())
+                .or_default()
+                .count = calls;
+        }
+    }
     let seconds = (runtime_ms / 1000.0).max(1e-9);
     doc.io = Some(io_object(report, seconds, ending.cache_dropped));
     doc

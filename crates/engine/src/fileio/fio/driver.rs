@@ -1,15 +1,15 @@
 //! `contio-engine fio [fio's arguments] [-json PATH] [-s] [--drop-caches]`:
 //! the real fio runs the job, with fio's semantics. contio checks first what
 //! fio would only find one at a time or not at all (every unknown option; a
-//! writing job on a device in use), and with `-json` reads fio's json+ reports
-//! into its result document. Without `-json`/`-s` it becomes fio (`exec`):
+//! writing job on a device in use), and with `-json` reads fio's json+ report and
+//! latency logs into its result document. Without `-json`/`-s` it becomes fio (`exec`):
 //! output formats, `--output`, `--section`, command-line jobs and exit codes
 //! are fio's own. `--contio-core` runs the job on contio's core instead.
 
 use super::core_command::core_main;
 use super::error::FioError;
 use super::own_flags::{is_query, job_files, split, Invocation};
-use super::process::{self, Outputs};
+use super::process;
 use super::{binary, device_guard, document, option_check};
 use crate::fileio::command::{check_json_path, finish};
 use crate::fileio::error::FileIoError;
@@ -25,7 +25,7 @@ arguments given, after checking every option at once and that a writing job's
 block devices are unused. contio's own flags:
   -json PATH      write contio's result document (- for stdout); fio's normal
                   text still follows on stdout (stderr with -json -)
-  -s              a status line on stderr each second
+  -s              a status line on stderr each second (--contio-core only)
   --drop-caches   drop the page cache before the run (root)
   --contio-core   run the job on contio's own I/O core instead of fio
 fio's own help follows.
@@ -104,11 +104,14 @@ fn check_job_files(fio_args: &[String]) -> Result<(), FioError> {
 
 fn report(fio: &std::path::Path, invocation: &Invocation) -> Result<i32, FioError> {
     let json = invocation.json.as_deref();
-    let outputs = Outputs {
-        text_to_stderr: json == Some("-"),
-        status: invocation.status,
-    };
-    let run = process::run(fio, &invocation.fio_args, &outputs, invocation.drop_caches)?;
+    if invocation.status {
+        eprintln!(
+            "contio-engine: warning: -s: no live status lines when fio runs the job (fio \
+             3.33's --status-interval hangs jobs that sleep); the per-second series is in \
+             the result document"
+        );
+    }
+    let run = process::run(fio, &invocation.fio_args, json, invocation.drop_caches)?;
     let doc = document::document(
         run.report.as_ref(),
         run.timeseries,

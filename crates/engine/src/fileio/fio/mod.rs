@@ -4,7 +4,8 @@
 //! Real fio: `own_flags` (contio's flags apart from fio's) → `option_check`
 //! (every unknown option at once, by fio's parser) → `device_guard` (a writing
 //! job's devices unused) → `process` (exec fio, or run it and read its json+
-//! `report_json` stream) → `series`, `document` (contio's result document).
+//! report, `report_json`, and its per-second latency logs, `hist_log`) →
+//! `series`, `document` (contio's result document).
 //!
 //! contio's core: `ini` (job-file syntax) → `job` (each section's options
 //! resolved) → `layout` (which file region each job instance works on) →
@@ -17,6 +18,7 @@ pub mod device_guard;
 pub mod document;
 pub mod driver;
 pub mod error;
+pub mod hist_log;
 pub mod ini;
 pub mod job;
 pub mod layout;
@@ -24,6 +26,7 @@ pub mod option_check;
 pub mod own_flags;
 pub mod process;
 pub mod report_json;
+pub mod scratch;
 pub mod series;
 pub mod setup;
 pub mod text;

@@ -9,6 +9,7 @@ use std::process::Command;
 
 use super::error::{BadOption, FioError};
 use super::own_flags::job_files;
+use super::scratch::ScratchDir;
 
 /// Rounds at most: one per job section is enough; more means fio loops.
 const MAX_ROUNDS: usize = 256;
@@ -101,35 +102,6 @@ pub fn check(fio: &Path, args: &[String], with_json: bool) -> Result<(), FioErro
     })
 }
 
-/// A private directory for the copies, removed when dropped.
-struct ScratchDir(PathBuf);
-
-impl ScratchDir {
-    fn new() -> Result<Self, FioError> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let name = format!("contio-fio-check-{}-{nanos}", std::process::id());
-        let path = std::env::temp_dir().join(name);
-        // create_dir (not _all) fails if the name exists: never reuse a directory.
-        std::fs::create_dir(&path).map_err(|source| FioError::Process {
-            what: "make a scratch directory",
-            source,
-        })?;
-        Ok(Self(path))
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Asks fio again on copies without the options found so far, until it
 /// names no new one.
 fn all_rounds(
@@ -138,7 +110,10 @@ fn all_rounds(
     files: &[(String, String)],
     mut bad: Vec<BadOption>,
 ) -> Result<Vec<BadOption>, FioError> {
-    let dir = ScratchDir::new()?;
+    // Where nothing can be written (a read-only root), the first round's list stands.
+    let Ok(dir) = ScratchDir::new_in(&std::env::temp_dir()) else {
+        return Ok(bad);
+    };
     for _ in 0..MAX_ROUNDS {
         let mut copied: Vec<(String, PathBuf)> = Vec::new();
         for (index, (original, text)) in files.iter().enumerate() {

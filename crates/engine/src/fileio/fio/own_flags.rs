@@ -9,7 +9,7 @@ use super::error::FioError;
 pub struct Invocation {
     /// `-json PATH`: write contio's result document (`-` for stdout).
     pub json: Option<String>,
-    /// `-s`: a status line on stderr each second.
+    /// `-s`: a status line on stderr each second (contio's core only).
     pub status: bool,
     /// `--drop-caches`: drop the page cache before the run (root only).
     pub drop_caches: bool,
@@ -21,12 +21,13 @@ pub struct Invocation {
 
 /// fio options that decide its output: contio sets them itself under `-json`
 /// (it reads fio's json+ output and each second's report).
-const OUTPUT_OPTIONS: [&str; 5] = [
+const OUTPUT_OPTIONS: [&str; 6] = [
     "--output-format",
     "--output",
-    "--status-interval",
     "--minimal",
     "--append-terse",
+    "--write_hist_log",
+    "--log_hist_msec",
 ];
 
 /// fio arguments that ask it something and run no job: fio answers them alone.
@@ -63,9 +64,9 @@ pub fn split(args: &[String]) -> Result<Invocation, FioError> {
         if let Some(clash) = out.fio_args.iter().find(|a| is_output_option(a)) {
             return Err(FioError::flag(
                 clash,
-                "with -json contio runs fio with --output-format=normal,json+ and \
-                 --status-interval=1 to read its results; leave this out, or drop -json \
-                 to get fio's output exactly as asked",
+                "with -json contio runs fio with --output-format=normal,json+ and its \
+                 own latency logs to read the results; leave this out, or drop -json to \
+                 get fio's output exactly as asked",
             ));
         }
     }

@@ -1,6 +1,6 @@
 //! Running fio: as itself (`exec`, when contio has nothing to add), or as a
-//! child whose json+ reports contio reads while its normal text goes on to the
-//! user. A signal to the engine (Ctrl-C, `docker stop`) is passed on to fio,
+//! child whose json+ report and latency logs contio reads while its normal
+//! text goes on to the user. A signal to the engine (Ctrl-C, `docker stop`) is passed on to fio,
 //! which stops its jobs and writes its final report as it does on its own.
 
 use std::io::{BufRead, BufReader, Write};
@@ -12,13 +12,10 @@ use std::time::{Instant, SystemTime};
 
 use super::document::Ending;
 use super::error::FioError;
+use super::hist_log;
 use super::report_json::{FioReport, Piece, StreamSplitter};
-use super::series;
-use crate::measure::status_line::{format_decimal2, timestamp};
+use super::scratch::ScratchDir;
 use crate::measure::SecondSummary;
-
-/// The options contio adds to read fio's results.
-pub const REPORT_OPTIONS: [&str; 2] = ["--output-format=normal,json+", "--status-interval=1"];
 
 static CHILD: AtomicI32 = AtomicI32::new(0);
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -53,115 +50,77 @@ fn forward_signals() -> Result<(), FioError> {
     Ok(())
 }
 
-/// What a run gave: the last report, one entry per second, how it ended.
+/// What a run gave: the final report, one entry per second, how it ended.
 pub struct Run {
     pub report: Option<FioReport>,
     pub timeseries: Vec<SecondSummary>,
     pub ending: Ending,
 }
 
-/// Where fio's text and contio's status lines go.
-pub struct Outputs {
-    /// fio's normal text to stderr (the document goes to stdout).
-    pub text_to_stderr: bool,
-    /// A status line on stderr per second.
-    pub status: bool,
-}
-
-fn print_text(lines: &[String], to_stderr: bool) {
+fn print_text(line: &str, to_stderr: bool) {
     // A closed pipe (`| head`) ends the text, not the run.
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     if to_stderr {
-        let _ = std::io::stderr().write_all(text.as_bytes());
+        let _ = writeln!(std::io::stderr(), "{line}");
     } else {
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+        let _ = writeln!(out, "{line}").and_then(|()| out.flush());
     }
 }
 
-fn status_line(t: u64, second: &SecondSummary, total: u64) -> String {
-    let mut line = format!(
-        "{} {t} sec: {total} operations; {} current ops/sec;",
-        timestamp(SystemTime::now()),
-        format_decimal2(second.ops as f64)
-    );
-    for (name, s) in &second.by_type {
-        line.push_str(&format!(
-            " [{name}: Count={}, 50={}, 99={}]",
-            s.count, s.p50, s.p99
-        ));
-    }
-    line
+/// The options contio adds: fio's normal text and its json+ report, and a
+/// latency histogram log per second in `logs`.
+fn report_options(logs: &Path) -> Vec<String> {
+    vec![
+        "--output-format=normal,json+".to_string(),
+        format!("--write_hist_log={}", logs.join(hist_log::PREFIX).display()),
+        "--log_hist_msec=1000".to_string(),
+    ]
 }
 
-/// Runs fio with `fio_args` and contio's report options, reading its reports.
+fn process_error(what: &'static str) -> impl FnOnce(std::io::Error) -> FioError {
+    move |source| FioError::Process { what, source }
+}
+
+/// Runs fio with `fio_args` and contio's report options, reading its report;
+/// fio's text goes on to stdout (stderr when `text_to_stderr`).
 pub fn run(
     fio: &Path,
     fio_args: &[String],
-    outputs: &Outputs,
+    json: Option<&str>,
     cache_dropped: bool,
 ) -> Result<Run, FioError> {
     forward_signals()?;
+    let logs = ScratchDir::beside(json).map_err(process_error("make a directory for its logs"))?;
     let started_at = SystemTime::now();
     let clock = Instant::now();
     let mut child = Command::new(fio)
         .args(fio_args)
-        .args(REPORT_OPTIONS)
+        .args(report_options(logs.path()))
         .stdout(Stdio::piped())
         .spawn()
-        .map_err(|source| FioError::Process {
-            what: "start",
-            source,
-        })?;
+        .map_err(process_error("start"))?;
     CHILD.store(child.id() as i32, Ordering::SeqCst);
     let stdout = child.stdout.take().ok_or_else(|| FioError::Process {
         what: "read its output",
         source: std::io::Error::other("no pipe"),
     })?;
+    let to_stderr = json == Some("-");
     let mut splitter = StreamSplitter::default();
-    let (mut last, mut unreadable): (Option<FioReport>, Option<String>) = (None, None);
-    let mut timeseries = Vec::new();
-    let mut text_after_report: Vec<String> = Vec::new();
+    let (mut report, mut unreadable): (Option<FioReport>, Option<String>) = (None, None);
     for line in BufReader::new(stdout).lines() {
-        let line = line.map_err(|source| FioError::Process {
-            what: "read its output",
-            source,
-        })?;
+        let line = line.map_err(process_error("read its output"))?;
         match splitter.line(&line) {
             None => {}
-            Some(Piece::Text(text)) if last.is_none() => {
-                print_text(&[text], outputs.text_to_stderr)
-            }
-            Some(Piece::Text(text)) => text_after_report.push(text),
+            Some(Piece::Text(text)) => print_text(&text, to_stderr),
             Some(Piece::Unreadable(why)) => unreadable = Some(why),
-            Some(Piece::Report(report)) => {
-                // The text since the previous report was that second's report.
-                text_after_report.clear();
-                let t = timeseries.len() as u64 + 1;
-                let second = series::second(t, last.as_ref(), &report);
-                if outputs.status {
-                    let line = status_line(t, &second, series::requests(&report));
-                    eprintln!("{line}");
-                }
-                timeseries.push(second);
-                last = Some(*report);
-            }
+            Some(Piece::Report(r)) => report = Some(*r),
         }
     }
-    // After the last report: fio's final normal text.
-    print_text(&text_after_report, outputs.text_to_stderr);
-    let status = child.wait().map_err(|source| FioError::Process {
-        what: "wait for it",
-        source,
-    })?;
+    let status = child.wait().map_err(process_error("wait for it"))?;
     CHILD.store(0, Ordering::SeqCst);
-    // The final report repeats the last second's totals: no empty second at the end.
-    if timeseries.last().is_some_and(|s| s.ops == 0) {
-        timeseries.pop();
-    }
     Ok(Run {
-        report: last,
-        timeseries,
+        report,
+        timeseries: hist_log::timeseries(logs.path()),
         ending: Ending {
             exit_code: status.code(),
             interrupted: INTERRUPTED.load(Ordering::SeqCst),
