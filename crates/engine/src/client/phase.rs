@@ -114,6 +114,7 @@ pub(crate) fn reporting(client: &ClientConfig, started_at: SystemTime) -> Report
             .hdr_log_prefix
             .as_ref()
             .map(|prefix| HdrLog::new(prefix.clone(), started_at)),
+        status_format: None,
     }
 }
 

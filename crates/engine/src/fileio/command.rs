@@ -13,6 +13,7 @@ use super::page_cache;
 use super::plan::Plan;
 use super::run::{execute, open_checked, RunOutcome};
 use crate::client::StopFlag;
+use crate::measure::collector::StatusFormat;
 use crate::result::ResultDocument;
 
 /// True when the first argument asks for the usage.
@@ -87,11 +88,19 @@ pub(crate) fn run_plan(
     plan: &Plan,
     drop_caches: bool,
     status_every: Option<Duration>,
+    status_format: Option<StatusFormat>,
 ) -> Result<RunOutcome, FileIoError> {
     let (opened, maps) = open_checked(plan)?;
     let stop = stop_flag()?;
     if drop_caches {
         page_cache::drop_caches()?;
     }
-    Ok(execute(plan.clone(), opened, maps, stop, status_every))
+    Ok(execute(
+        plan.clone(),
+        opened,
+        maps,
+        stop,
+        status_every,
+        status_format,
+    ))
 }

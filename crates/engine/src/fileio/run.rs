@@ -22,7 +22,8 @@ use super::requests::Sequencer;
 use super::verify_pass::{read_back, VerifyReport};
 use super::worker::{run_blocking, Shared, StreamCounter, ThreadTask, ThreadTotals};
 use crate::client::StopFlag;
-use crate::measure::{Clock, Collector, Measurements, Recorder, Tick};
+use crate::measure::collector::StatusFormat;
+use crate::measure::{Clock, Collector, Measurements, Recorder, Reporting, Tick};
 
 /// How the run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,6 +115,7 @@ pub fn execute(
     maps: Vec<MmapRaw>,
     stop: StopFlag,
     status_every: Option<Duration>,
+    status_format: Option<StatusFormat>,
 ) -> RunOutcome {
     if plan.invalidate && !plan.direct {
         files::invalidate(&plan, &opened);
@@ -147,7 +149,11 @@ pub fn execute(
     };
     let threads = shared.plan.threads();
     let (tx, rx) = channel();
-    let mut collector = Collector::new(rx, threads);
+    let reporting = Reporting {
+        status_format,
+        ..Reporting::default()
+    };
+    let mut collector = Collector::new(rx, threads).with_reporting(reporting);
     let started_at = SystemTime::now();
     let origin_instant = Instant::now() + shared.plan.ramp;
     let mut stream_threads = vec![Vec::new(); shared.plan.streams.len()];

@@ -6,6 +6,7 @@
 //! later second or finished, so memory stays bounded however long the phase.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -155,7 +156,13 @@ pub struct Reporting {
     pub status_to_stdout: bool,
     /// `hdrhistogram.fileoutput`: one interval per status line, and the rest at the end.
     pub hdr_log: Option<HdrLog>,
+    /// Another tool's status line (sysbench's `[ 1s ] reads: …`), printed on
+    /// stdout in place of YCSB's line on stderr.
+    pub status_format: Option<StatusFormat>,
 }
+
+/// Formats a status line from what the window measured.
+pub type StatusFormat = Box<dyn Fn(&StatusInput<'_>) -> String + Send>;
 
 impl Default for Reporting {
     fn default() -> Self {
@@ -165,6 +172,7 @@ impl Default for Reporting {
             label: String::new(),
             status_to_stdout: false,
             hdr_log: None,
+            status_format: None,
         }
     }
 }
@@ -349,8 +357,10 @@ impl Collector {
             let done = self.receive(wait) == Received::Done;
             let now = Instant::now();
             let ending = done || give_up(now);
+            // Another tool's lines (sysbench's) come only while the phase runs.
+            let final_line = self.reporting.status_format.is_none();
             if let Some(period) = status_every {
-                if ending || now >= next_status {
+                if (ending && final_line) || (!ending && now >= next_status) {
                     self.print_status(origin, last_status, now, planned);
                     last_status = now;
                     while next_status <= now {
@@ -384,7 +394,7 @@ impl Collector {
     fn print_status(&mut self, origin: Instant, last: Instant, now: Instant, planned: u64) {
         let window = self.take_window();
         self.log_window(&window, now);
-        let line = status_line::format(&StatusInput {
+        let input = StatusInput {
             now: SystemTime::now(),
             elapsed: now - origin,
             total_operations: self.operations(),
@@ -394,7 +404,13 @@ impl Collector {
             kind: self.reporting.kind,
             interval: self.reporting.interval,
             label: &self.reporting.label,
-        });
+        };
+        if let Some(format) = &self.reporting.status_format {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", format(&input)).and_then(|()| out.flush());
+            return;
+        }
+        let line = status_line::format(&input);
         eprintln!("{line}");
         if self.reporting.status_to_stdout {
             println!("{line}");

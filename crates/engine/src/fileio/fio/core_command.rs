@@ -87,7 +87,7 @@ fn fio(args: &[String]) -> Result<i32, FileIoError> {
         eprintln!("contio-engine: warning: {w}");
     }
     let status = a.status.then(|| Duration::from_secs(1));
-    let outcome = run_plan(plan, a.drop_caches, status)?;
+    let outcome = run_plan(plan, a.drop_caches, status, None)?;
     say(json, &text::summary(plan, &outcome));
     say(json, &text::verify_lines(plan, &outcome));
     let doc = io_report::document(plan, &outcome, jobs.properties.clone(), a.drop_caches);

@@ -10,7 +10,7 @@ use super::args::{self, SysbenchArgs, SysbenchCommand};
 use super::error::SysbenchError;
 use super::log::{Log, SYSBENCH_VERSION};
 use super::options::FileSet;
-use super::{help, options, test_files, text};
+use super::{help, interval, options, test_files, text};
 use crate::fileio::command::{check_json_path, run_plan};
 use crate::fileio::files;
 use crate::fileio::io_report;
@@ -143,7 +143,7 @@ fn prepare(a: &SysbenchArgs, set: &FileSet, log: &Log) -> Result<i32, SysbenchEr
         return write_facts(a, "prepare", set.count, Instant::now(), None);
     }
     let t0 = Instant::now();
-    let outcome = run_plan(&plan, a.drop_caches, None)?;
+    let outcome = run_plan(&plan, a.drop_caches, None, None)?;
     let seconds = t0.elapsed().as_secs_f64();
     log.notice(&text::prepare_summary(outcome.bytes_written(), seconds));
     finish(a, &plan, &outcome)
@@ -168,12 +168,14 @@ fn run(a: &SysbenchArgs, set: &FileSet, log: &Log) -> Result<i32, SysbenchError>
     log.notice("Initializing worker threads...\n");
     log.notice("Threads started!\n");
     let every: u64 = a.opt("report-interval").trim().parse().unwrap_or(0);
+    let percentile: u8 = a.opt("percentile").trim().parse().unwrap_or(95);
+    let lines = interval::formatter(plan.block_size, percentile);
     let outcome = run_plan(
         &plan,
         a.drop_caches,
         (every > 0).then(|| Duration::from_secs(every)),
+        Some(lines),
     )?;
-    let percentile: u8 = a.opt("percentile").trim().parse().unwrap_or(95);
     if a.flag("histogram")? {
         log.notice(&text::histogram(&outcome));
     }

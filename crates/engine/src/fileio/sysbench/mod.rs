@@ -12,6 +12,7 @@ pub mod args;
 pub mod command;
 pub mod error;
 pub mod help;
+pub mod interval;
 pub mod log;
 pub mod options;
 pub mod test_files;
