@@ -12,7 +12,9 @@ once; these tests fail on that build.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -26,6 +28,22 @@ TIMEOUT = 120
 MIN_RUNNABLE = 20
 """Examples fio 3.33 runs on this machine after capping: 38 of 86 (the rest need a
 device, an engine or a server this machine lacks). Fewer means the capping broke."""
+
+
+def _bounded(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`argv` in a session of its own, killed whole (fio's job processes too) when it
+    runs past TIMEOUT: TimeoutExpired then."""
+    child = subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        out, err = child.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
+        raise
+    return subprocess.CompletedProcess(argv, child.returncode, out, err)
 
 
 def _fio_json(text: str) -> dict | None:
@@ -47,20 +65,14 @@ def _run_example(engine: Path, example: Path, root: Path) -> tuple[str, object]:
             return "skip", small.needs
         (folder / "job.fio").write_text(small.text)
     try:
-        ran = subprocess.run(
-            [FIO, "--output-format=json", "job.fio"],
-            cwd=folders[0], capture_output=True, text=True, timeout=TIMEOUT, check=False,
-        )  # fmt: skip
+        ran = _bounded([FIO, "--output-format=json", "job.fio"], folders[0])
     except subprocess.TimeoutExpired:
         return "skip", "fio did not finish"
     report = _fio_json(ran.stdout)
     if ran.returncode != 0 or report is None or any(j["error"] for j in report["jobs"]):
         return "skip", f"fio fails here: {(ran.stderr or ran.stdout)[-160:].strip()}"
     try:
-        done = subprocess.run(
-            [str(engine), "fio", "job.fio", "-json", "doc.json"],
-            cwd=folders[1], capture_output=True, text=True, timeout=TIMEOUT, check=False,
-        )  # fmt: skip
+        done = _bounded([str(engine), "fio", "job.fio", "-json", "doc.json"], folders[1])
     except subprocess.TimeoutExpired:
         # The network examples (netio, a client and a server in one file) sometimes
         # never connect, under fio too: a second fio run decides whose fault it is.
@@ -72,10 +84,7 @@ def _run_example(engine: Path, example: Path, root: Path) -> tuple[str, object]:
 
 def _fio_finishes_again(example: Path, folder: Path) -> tuple[str, object]:
     try:
-        subprocess.run(
-            [FIO, "--output-format=json", "job.fio"],
-            cwd=folder, capture_output=True, timeout=TIMEOUT, check=False,
-        )  # fmt: skip
+        _bounded([FIO, "--output-format=json", "job.fio"], folder)
     except subprocess.TimeoutExpired:
         return "skip", "fio does not always finish it here"
     return "ran", ([], None, None, f"{example.name}: the engine did not finish in {TIMEOUT} s")

@@ -93,12 +93,21 @@ pub fn run(
     let logs = ScratchDir::beside(json).map_err(process_error("make a directory for its logs"))?;
     let started_at = SystemTime::now();
     let clock = Instant::now();
-    let mut child = Command::new(fio)
+    let mut command = Command::new(fio);
+    command
         .args(fio_args)
         .args(report_options(logs.path()))
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(process_error("start"))?;
+        .stdout(Stdio::piped());
+    // SAFETY: the closure only calls prctl(2), async-signal-safe, between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            // fio dies with the engine: a killed engine (a timeout's SIGKILL) must not
+            // leave fio's job processes running (a network job waits forever).
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().map_err(process_error("start"))?;
     CHILD.store(child.id() as i32, Ordering::SeqCst);
     let stdout = child.stdout.take().ok_or_else(|| FioError::Process {
         what: "read its output",
