@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from pathlib import Path
 
 import fio_examples
@@ -30,6 +31,21 @@ MIN_RUNNABLE = 20
 device, an engine or a server this machine lacks). Fewer means the capping broke."""
 
 
+def _descendants(root: int) -> list[int]:
+    """Every process below `root`, from /proc (children first found, then theirs)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = [], [root]
+    while frontier:
+        children = [pid for pid, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
 def _bounded(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """`argv` in a session of its own, killed whole (fio's job processes too) when it
     runs past TIMEOUT: TimeoutExpired then."""
@@ -40,7 +56,10 @@ def _bounded(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     try:
         out, err = child.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
+        # fio's job processes start sessions of their own: kill them by descent.
+        for pid in [child.pid, *_descendants(child.pid)]:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         child.communicate()
         raise
     return subprocess.CompletedProcess(argv, child.returncode, out, err)
