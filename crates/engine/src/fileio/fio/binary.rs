@@ -1,6 +1,7 @@
 //! Which fio to run: `CONTIO_FIO` if set, else `fio` on the `PATH`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use super::error::FioError;
 
@@ -25,5 +26,17 @@ pub fn fio_path() -> Result<PathBuf, FioError> {
         .find(|candidate| candidate.is_file())
         .ok_or_else(|| FioError::NotInstalled {
             reason: "no fio on the PATH".into(),
+        })
+}
+
+/// fio's answer to `question` (`--parse-only`, `--showcmd`) about `args`.
+pub fn ask(fio: &Path, question: &'static str, args: &[&str]) -> Result<Output, FioError> {
+    Command::new(fio)
+        .arg(question)
+        .args(args)
+        .output()
+        .map_err(|source| FioError::Process {
+            what: question,
+            source,
         })
 }

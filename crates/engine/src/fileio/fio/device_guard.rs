@@ -5,8 +5,8 @@
 
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use super::binary;
 use super::error::FioError;
 use super::own_flags::job_files;
 use crate::fileio::device_use;
@@ -82,14 +82,7 @@ pub fn filenames(job: &JobOptions) -> Vec<PathBuf> {
 fn resolved_jobs(fio: &Path, args: &[String]) -> Result<Vec<JobOptions>, FioError> {
     let mut jobs = Vec::new();
     for file in job_files(args) {
-        let out = Command::new(fio)
-            .arg("--showcmd")
-            .arg(file)
-            .output()
-            .map_err(|source| FioError::Process {
-                what: "run --showcmd",
-                source,
-            })?;
+        let out = binary::ask(fio, "--showcmd", &[file])?;
         let text = String::from_utf8_lossy(&out.stdout);
         let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
         jobs.extend(jobs_of_command_line(&words));

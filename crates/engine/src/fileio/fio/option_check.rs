@@ -5,8 +5,8 @@
 //! again until it names no new one.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use super::binary;
 use super::error::{BadOption, FioError};
 use super::own_flags::job_files;
 use super::scratch::ScratchDir;
@@ -16,14 +16,8 @@ const MAX_ROUNDS: usize = 256;
 
 /// fio's `--parse-only` answer: exit success, and its combined text.
 fn parse_only(fio: &Path, args: &[String]) -> Result<(bool, String), FioError> {
-    let out = Command::new(fio)
-        .arg("--parse-only")
-        .args(args)
-        .output()
-        .map_err(|source| FioError::Process {
-            what: "run --parse-only",
-            source,
-        })?;
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = binary::ask(fio, "--parse-only", &args)?;
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     Ok((out.status.success(), text))

@@ -53,11 +53,7 @@ pub struct Direction {
     pub io_bytes: u64,
     pub total_ios: u64,
     #[serde(default)]
-    pub short_ios: u64,
-    #[serde(default)]
     pub clat_ns: Latency,
-    #[serde(default)]
-    pub lat_ns: Latency,
 }
 
 /// fio's fsyncs (`fsync=N`, `fdatasync=N`).
