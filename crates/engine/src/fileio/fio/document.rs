@@ -7,6 +7,7 @@ use std::time::SystemTime;
 
 use serde_json::json;
 
+use super::hist_log;
 use super::report_json::{FioReport, JobReport};
 use super::series::{self, FSYNC, READ, WRITE};
 use crate::measure::{Measurements, Operation, SecondSummary, Slot};
@@ -142,7 +143,7 @@ fn io_object(report: &FioReport, seconds: f64, cache_dropped: bool) -> serde_jso
 /// The document of a fio run: its final report (None when fio wrote none).
 pub fn document(
     report: Option<&FioReport>,
-    timeseries: Vec<SecondSummary>,
+    logged: hist_log::Seconds,
     fio_args: &[String],
     ending: &Ending,
 ) -> ResultDocument {
@@ -172,6 +173,7 @@ pub fn document(
         started_at: ending.started_at,
         runtime_ms,
     };
+    let timeseries = hist_log::timeseries(logged, report, runtime_ms);
     let mut doc = ResultDocument::new(facts, &measurements(report, timeseries));
     // Calls count whether or not fio timed them (`disable_clat`, engines
     // without completion latency leave the bins empty).

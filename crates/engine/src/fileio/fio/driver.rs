@@ -114,7 +114,7 @@ fn report(fio: &std::path::Path, invocation: &Invocation) -> Result<i32, FioErro
     let run = process::run(fio, &invocation.fio_args, json, invocation.drop_caches)?;
     let doc = document::document(
         run.report.as_ref(),
-        run.timeseries,
+        run.logged,
         &invocation.fio_args,
         &run.ending,
     );

@@ -3,12 +3,16 @@
 //! second's completions in fio's latency bins. contio reads its per-second
 //! series from them rather than from `--status-interval` reports, which in
 //! fio 3.33 hang a job that sleeps (`rate`, `thinktime`: "stuck grabbing
-//! stat_sem"). fio logs no line for the part second after the last whole one.
+//! stat_sem"). fio logs no line for what completed after its last line (a
+//! 2 s job has one line, at ~1000 ms): that tail is the final report's bins
+//! less the logged ones, put in the second the run ended in, so the series
+//! holds every completion as the core's does.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::series::{self, READ, WRITE};
+use super::report_json::FioReport;
+use super::series::{self, READ, TRIM, WRITE};
 use crate::measure::{SecondStats, SecondSummary};
 
 /// The prefix contio gives fio's logs (`PREFIX_clat_hist.N.log`).
@@ -29,8 +33,8 @@ pub fn bin_value(index: u64) -> u64 {
     base + ((2 * k + 1) << error_bits) / 2
 }
 
-/// Bins by (second, direction name), summed over jobs.
-type Seconds = BTreeMap<(u64, &'static str), BTreeMap<u64, u64>>;
+/// Bins by (second, direction name), summed over jobs: what the logs hold.
+pub type Seconds = BTreeMap<(u64, &'static str), BTreeMap<u64, u64>>;
 
 fn read_line(line: &str, into: &mut Seconds) {
     let fields: Vec<u64> = line
@@ -43,7 +47,7 @@ fn read_line(line: &str, into: &mut Seconds) {
     let name = match direction {
         0 => READ,
         1 => WRITE,
-        _ => "TRIM",
+        _ => TRIM,
     };
     // A line at 1003 ms holds the second that ended then.
     let second = ((msec + 500) / 1000).max(1);
@@ -53,8 +57,8 @@ fn read_line(line: &str, into: &mut Seconds) {
     }
 }
 
-/// The series from every histogram log in `dir`.
-pub fn timeseries(dir: &Path) -> Vec<SecondSummary> {
+/// The seconds of every histogram log in `dir`.
+pub fn read_logs(dir: &Path) -> Seconds {
     let mut seconds = Seconds::new();
     let logs = std::fs::read_dir(dir).into_iter().flatten().flatten();
     for entry in logs.filter(|e| {
@@ -65,6 +69,36 @@ pub fn timeseries(dir: &Path) -> Vec<SecondSummary> {
             text.lines().for_each(|l| read_line(l, &mut seconds));
         }
     }
+    seconds
+}
+
+/// Adds to `seconds` what `report` counted and no log line holds, in the
+/// second `runtime_ms` ended in (at least the one after the last logged).
+fn add_unlogged_tail(seconds: &mut Seconds, report: &FioReport, runtime_ms: f64) {
+    let last = seconds.keys().map(|(t, _)| *t).max().unwrap_or(0);
+    let end = ((runtime_ms / 1000.0).ceil() as u64).max(last + 1);
+    for name in [READ, WRITE, TRIM] {
+        let mut tail = series::bins_of(report, name);
+        for ((_, logged_name), bins) in seconds.iter() {
+            if *logged_name != name {
+                continue;
+            }
+            for (ns, n) in bins {
+                if let Some(left) = tail.get_mut(ns) {
+                    *left = left.saturating_sub(*n);
+                }
+            }
+        }
+        tail.retain(|_, n| *n > 0);
+        if !tail.is_empty() {
+            seconds.insert((end, name), tail);
+        }
+    }
+}
+
+/// The per-second series of a run: the logged seconds and the unlogged tail.
+pub fn timeseries(mut seconds: Seconds, report: &FioReport, runtime_ms: f64) -> Vec<SecondSummary> {
+    add_unlogged_tail(&mut seconds, report, runtime_ms);
     let mut out: BTreeMap<u64, SecondSummary> = BTreeMap::new();
     for ((t, name), bins) in seconds {
         let count: u64 = bins.values().sum();
@@ -73,7 +107,7 @@ pub fn timeseries(dir: &Path) -> Vec<SecondSummary> {
             ..SecondSummary::default()
         });
         second.ops += count;
-        if name == "TRIM" {
+        if name == TRIM {
             continue;
         }
         let at = |q: f64| series::histogram(&bins).map_or(0, |h| h.value_at_quantile(q));
@@ -111,5 +145,27 @@ mod tests {
         read_line(&line.replacen("1003", "2001", 1), &mut s);
         assert_eq!(s[&(1, READ)][&33_536], 6);
         assert_eq!(s[&(2, READ)][&33_536], 3);
+    }
+
+    #[test]
+    fn what_no_line_holds_is_the_second_the_run_ended_in() {
+        // A 2 s job: one line at 1001 ms with 3 reads, the report counts 5.
+        let report: FioReport = serde_json::from_str(
+            r#"{"jobs": [{"jobname": "a", "read": {"io_bytes": 20, "total_ios": 5,
+                "clat_ns": {"bins": {"33536": 4, "100": 1}}},
+                "write": {"io_bytes": 0, "total_ios": 0},
+                "trim": {"io_bytes": 0, "total_ios": 0}}]}"#,
+        )
+        .unwrap();
+        let mut logged = Seconds::new();
+        logged.insert((1, READ), BTreeMap::from([(33_536, 3)]));
+        let series = timeseries(logged, &report, 2000.0);
+        let counts: Vec<(u64, u64)> = series.iter().map(|s| (s.t, s.ops)).collect();
+        assert_eq!(counts, vec![(1, 3), (2, 2)]);
+        assert_eq!(series[1].by_type[READ].count, 2);
+        // Everything logged: no tail.
+        let mut all = Seconds::new();
+        all.insert((1, READ), BTreeMap::from([(33_536, 4), (100, 1)]));
+        assert_eq!(timeseries(all, &report, 2000.0).len(), 1);
     }
 }

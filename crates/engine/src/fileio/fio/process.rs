@@ -15,7 +15,6 @@ use super::error::FioError;
 use super::hist_log;
 use super::report_json::{FioReport, Piece, StreamSplitter};
 use super::scratch::ScratchDir;
-use crate::measure::SecondSummary;
 
 static CHILD: AtomicI32 = AtomicI32::new(0);
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -53,7 +52,8 @@ fn forward_signals() -> Result<(), FioError> {
 /// What a run gave: the final report, one entry per second, how it ended.
 pub struct Run {
     pub report: Option<FioReport>,
-    pub timeseries: Vec<SecondSummary>,
+    /// The seconds fio's histogram logs hold (see `hist_log`).
+    pub logged: hist_log::Seconds,
     pub ending: Ending,
 }
 
@@ -129,7 +129,7 @@ pub fn run(
     CHILD.store(0, Ordering::SeqCst);
     Ok(Run {
         report,
-        timeseries: hist_log::timeseries(logs.path()),
+        logged: hist_log::read_logs(logs.path()),
         ending: Ending {
             exit_code: status.code(),
             interrupted: INTERRUPTED.load(Ordering::SeqCst),

@@ -9,6 +9,7 @@ use crate::measure::histogram::{new_total, TotalHistogram, HIGHEST_US};
 /// The operation names contio reports for fio's directions.
 pub const READ: &str = "READ";
 pub const WRITE: &str = "WRITE";
+pub const TRIM: &str = "TRIM";
 pub const FSYNC: &str = "FSYNC";
 
 /// The latencies of one operation name in a report, summed over its jobs.
@@ -20,6 +21,7 @@ pub fn bins_of(report: &FioReport, name: &str) -> BTreeMap<u64, u64> {
         let latency: &Latency = match name {
             READ => &job.read.clat_ns,
             WRITE => &job.write.clat_ns,
+            TRIM => &job.trim.clat_ns,
             _ => &job.sync.lat_ns,
         };
         for (ns, n) in latency.bins_ns() {
