@@ -36,7 +36,7 @@ from benchmarks.engine_run import run_engine
 from benchmarks.errors import SetupError
 from benchmarks.go_peers import GO_YCSB_VERSION, go_ycsb
 from benchmarks.parsers import parse_go_ycsb_summary
-from benchmarks.report import Report, Row, Sample, judge_ratio
+from benchmarks.report import Report, Row, Sample, judge_ratio, paired_ratio_interval
 
 NAME = "go_ycsb"
 TITLE = f"Redis workloads A and C: contio-engine redis vs go-ycsb {GO_YCSB_VERSION}"
@@ -218,6 +218,17 @@ def _span(samples: list[Sample], key: str | None, scale: float, digits: int) -> 
     return f"{min(got):.{digits}f}–{max(got):.{digits}f}"
 
 
+def _by_round(samples: list[Sample], key: str | None) -> dict[int, float]:
+    return dict(zip((s.metadata["round"] for s in samples), _values(samples, key), strict=True))
+
+
+def _interval(by_tool: dict[str, list[Sample]], key: str | None) -> tuple[float, float] | None:
+    """The 95 % interval of contio / go-ycsb over the rounds both finished."""
+    ours, theirs = (_by_round(by_tool[tool], key) for tool in TOOLS)
+    rounds = sorted(ours.keys() & theirs.keys())
+    return paired_ratio_interval([ours[r] for r in rounds], [theirs[r] for r in rounds])
+
+
 def _cell_rows(cell: Cell, by_tool: dict[str, list[Sample]]) -> tuple[list[Row], str]:
     def median(tool: str, key: str | None) -> float:
         return statistics.median(_values(by_tool[tool], key))
@@ -227,12 +238,15 @@ def _cell_rows(cell: Cell, by_tool: dict[str, list[Sample]]) -> tuple[list[Row],
     redis = [median(tool, "redis_cpu_us_per_op") for tool in TOOLS]
     rows = [
         Row(case=cell.case, metric="ops/s", unit="ops/s", contio=ours, peer=theirs,
-            goal=f"ratio ≥ {RATIO_GOAL:g}", passed=judge_ratio(ours, theirs, RATIO_GOAL)),
+            goal=f"ratio ≥ {RATIO_GOAL:g}", passed=judge_ratio(ours, theirs, RATIO_GOAL),
+            ratio_interval=_interval(by_tool, None)),
         Row(case=cell.case, metric="client CPU per op", unit="µs", contio=cpu[0], peer=cpu[1],
-            goal="contio ≤ go-ycsb", passed=cpu[0] <= cpu[1]),
+            goal="contio ≤ go-ycsb", passed=cpu[0] <= cpu[1],
+            ratio_interval=_interval(by_tool, "client_cpu_us_per_op")),
         Row(case=cell.case, metric="redis CPU per op", unit="µs", contio=redis[0], peer=redis[1],
             goal=f"contio ≤ {REDIS_CPU_GOAL:g} × go-ycsb",
-            passed=redis[0] <= REDIS_CPU_GOAL * redis[1]),
+            passed=redis[0] <= REDIS_CPU_GOAL * redis[1],
+            ratio_interval=_interval(by_tool, "redis_cpu_us_per_op")),
     ]  # fmt: skip
     contio, peer = by_tool["contio"], by_tool["go-ycsb"]
     note = (

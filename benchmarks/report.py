@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from scipy import stats
 
 
 @dataclass
@@ -38,6 +41,8 @@ class Row:
     """The goal in words ("ratio ≥ 3.0"); empty for an informational row."""
     passed: bool | None = None
     """None when there is no goal or a side was not measured."""
+    ratio_interval: tuple[float, float] | None = None
+    """95 % interval of contio / peer over paired rounds (`paired_ratio_interval`)."""
 
     @property
     def ratio(self) -> float | None:
@@ -87,3 +92,25 @@ def judge_ratio(contio: float | None, peer: float | None, minimum: float) -> boo
 def median_or_none(values: list[float] | None) -> float | None:
     """The median of repeated measurements; None when nothing was measured."""
     return statistics.median(values) if values else None
+
+
+def judge_band(contio: float | None, peer: float | None, low: float, high: float) -> bool | None:
+    """Whether low ≤ contio / peer ≤ high; None when a side is missing."""
+    if contio is None or not peer:
+        return None
+    return low <= contio / peer <= high
+
+
+def paired_ratio_interval(
+    contio: list[float] | None, peer: list[float] | None
+) -> tuple[float, float] | None:
+    """The 95 % interval of contio / peer from rounds measured in pairs (round i of each
+    tool back to back): Student t over the rounds' log ratios, so a drift of the machine
+    between rounds widens it instead of biasing it. None below 2 pairs."""
+    pairs = [(c, p) for c, p in zip(contio or [], peer or [], strict=False) if c > 0 and p > 0]
+    if len(pairs) < 2:
+        return None
+    logs = [math.log(c / p) for c, p in pairs]
+    mean, spread = statistics.fmean(logs), statistics.stdev(logs) / math.sqrt(len(logs))
+    half = float(stats.t.ppf(0.975, len(logs) - 1)) * spread
+    return math.exp(mean - half), math.exp(mean + half)

@@ -23,6 +23,16 @@ def format_value(value: float | None, unit: str) -> str:
     return f"{value:.1f}"
 
 
+def _ratio(row: Row) -> str:
+    """The ratio, with its interval over the rounds when there is one."""
+    if row.ratio is None:
+        return "—"
+    if row.ratio_interval is None:
+        return f"{row.ratio:.2f}"
+    low, high = row.ratio_interval
+    return f"{row.ratio:.2f} [{low:.2f}, {high:.2f}]"
+
+
 def _verdict(row: Row) -> str:
     if row.passed is None:
         return "" if not row.goal else "[yellow]n/a[/yellow]"
@@ -42,7 +52,6 @@ def print_report(report: Report, console: Console) -> None:
             column, justify="left" if column in ("case", "metric", "goal") else "right"
         )
     for row in report.rows:
-        ratio = row.ratio
         table.add_row(
             row.case,
             row.metric
@@ -50,7 +59,7 @@ def print_report(report: Report, console: Console) -> None:
             else f"{row.metric} ({row.unit})",
             format_value(row.contio, row.unit),
             format_value(row.peer, row.unit),
-            "—" if ratio is None else f"{ratio:.2f}",
+            _ratio(row),
             row.goal,
             _verdict(row),
         )

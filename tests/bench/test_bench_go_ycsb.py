@@ -11,20 +11,22 @@ from benchmarks.go_ycsb import Cell, comparison_rows
 from benchmarks.report import Sample
 
 
-def _sample(tool: str, cell: Cell, ops_s: float, client_us: float, redis_us: float) -> Sample:
-    meta = {"client_cpu_us_per_op": client_us, "redis_cpu_us_per_op": redis_us}
+def _sample(
+    tool: str, cell: Cell, ops_s: float, client_us: float, redis_us: float, round_: int = 0
+) -> Sample:
+    meta = {"client_cpu_us_per_op": client_us, "redis_cpu_us_per_op": redis_us, "round": round_}
     return Sample(tool, cell.case, "ops/s", ops_s, "ops/s", meta)
 
 
 def test_medians_judge_both_goals_per_cell():
     cell = Cell("workloadc", 1)
     samples = [
-        _sample("contio", cell, 9_100, 45, 30),
-        _sample("go-ycsb", cell, 11_300, 54, 31),
-        _sample("contio", cell, 11_900, 35, 30),
-        _sample("go-ycsb", cell, 9_600, 62, 31),
-        _sample("contio", cell, 10_000, 40, 30),
-        _sample("go-ycsb", cell, 10_500, 60, 31),
+        _sample("contio", cell, 9_100, 45, 30, 0),
+        _sample("go-ycsb", cell, 11_300, 54, 31, 0),
+        _sample("contio", cell, 11_900, 35, 30, 1),
+        _sample("go-ycsb", cell, 9_600, 62, 31, 1),
+        _sample("contio", cell, 10_000, 40, 30, 2),
+        _sample("go-ycsb", cell, 10_500, 60, 31, 2),
     ]
     rows, notes = comparison_rows(samples)
     ops, cpu, redis = rows
@@ -32,6 +34,10 @@ def test_medians_judge_both_goals_per_cell():
     assert (cpu.contio, cpu.peer, cpu.passed) == (40, 60, True)
     assert (redis.contio, redis.peer, redis.goal) == (30, 31, "contio ≤ 1.02 × go-ycsb")
     assert redis.passed is True
+    # Paired by round: 9.1/11.3, 11.9/9.6, 10.0/10.5 spread the ops/s ratio both ways.
+    low, high = ops.ratio_interval
+    assert low < 0.81 and high > 1.24
+    assert redis.ratio_interval == pytest.approx((30 / 31, 30 / 31))
     expected = (
         "workloadc threads=1, 3 round(s): contio 9.1–11.9 k vs go-ycsb 9.6–11.3 k ops/s; "
         "client CPU 35–45 vs 54–62 µs/op; Redis CPU 30–30 vs 31–31 µs/op"

@@ -1,8 +1,20 @@
 """Rows, goals and the exit code of `python -m benchmarks`."""
 
+import math
+
+from scipy import stats
+
 from benchmarks.__main__ import exit_code, main
 from benchmarks.fileio import DATA_FILE_SIZE, FIO_CASES, fio_job_text
-from benchmarks.report import Report, Row, Sample, judge_ratio, median_or_none
+from benchmarks.report import (
+    Report,
+    Row,
+    Sample,
+    judge_band,
+    judge_ratio,
+    median_or_none,
+    paired_ratio_interval,
+)
 from benchmarks.ycsb_null import _median_samples
 
 
@@ -17,6 +29,29 @@ def test_ratio_and_judgement():
     assert judge_ratio(8.9e6, 3e6, 3.0) is False
     assert judge_ratio(None, 3e6, 3.0) is None
     assert Row(case="c", metric="m", unit="u", contio=1.0).ratio is None
+
+
+def test_a_band_judges_both_sides():
+    assert judge_band(1.05, 1.0, 0.9, 1.1) is True
+    assert judge_band(0.89, 1.0, 0.9, 1.1) is False
+    assert judge_band(1.11, 1.0, 0.9, 1.1) is False
+    assert judge_band(None, 1.0, 0.9, 1.1) is None
+
+
+def test_the_ratio_interval_comes_from_the_rounds_pairs():
+    # Ratios 1.0, 1.1, 1.2 per round: the interval is Student's around their logs' mean.
+    contio, peer = [100.0, 220.0, 60.0], [100.0, 200.0, 50.0]
+    logs = [math.log(r) for r in (1.0, 1.1, 1.2)]
+    mean = sum(logs) / 3
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / 2)
+    half = stats.t.ppf(0.975, 2) * sd / math.sqrt(3)
+    low, high = paired_ratio_interval(contio, peer)
+    assert math.isclose(low, math.exp(mean - half)) and math.isclose(high, math.exp(mean + half))
+    assert low < 1.0 and high > 1.2  # three rounds: a wide interval, not a false precision
+    # A drift shared by both tools (round 2 twice as fast for each) does not widen it.
+    assert paired_ratio_interval([100.0, 200.0], [100.0, 200.0]) == (1.0, 1.0)
+    assert paired_ratio_interval([1.0], [1.0]) is None
+    assert paired_ratio_interval(None, [1.0, 2.0]) is None
 
 
 def test_exit_codes():
