@@ -22,6 +22,8 @@ from contio.engine.invocation import find_engine
 from contio.errors import EngineNotFoundError
 from contio.qos import BlockDevice, hierarchy, resolve
 
+pytest_plugins = ["strict_skips"]
+
 TEST_STATE_PARENT = Path(tempfile.gettempdir()) / f"contio-tests-{os.getuid()}"
 """Each pytest session keeps contio's state (backends, clusters) in its own directory here,
 never in /var/lib/contio; a later session removes what a killed one left."""

@@ -80,6 +80,13 @@ def test_an_operation_count_of_0_is_fine_with_a_time_limit_or_a_stop_rule(tmp_pa
         ("{rw: read, size: 10%}", "", "job 'fio-read': size: '10%' is not a size"),
         ("{rw: read}", "", "job 'fio-read': size: required; the load lays out"),
         ("{rw: read, bs: 8k, size: 4k}", "", "size: '4k' holds no whole block of 8192 bytes"),
+        # fio's reading: 4KiB is 4000 bytes under the default kb_base=1024, 4k is 4096.
+        ("{rw: read, bs: 4k, size: 4KiB}", "", "size: '4KiB' holds no whole block of 4096 bytes"),
+        (
+            "{rw: read, bs: 4KiB, size: 4k, kb_base: 1000}",
+            "",
+            "size: '4k' holds no whole block of 4096 bytes",
+        ),
         (
             "{rw: read, size: 1m, numjobs: 2, offset_increment: -4k}",
             "",

@@ -26,8 +26,8 @@ IN_DATA_DIRECTORY = (
 )
 _OPTION_NAME = re.compile(r"^[A-Za-z0-9_]+$")
 _JOB_NAME = re.compile(r"^[^\[\]\r\n]+$")
-_SIZE = re.compile(r"^\s*([0-9]+)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
-_SHIFT = {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}
+_SIZE = re.compile(r"^\s*([0-9]+)\s*([kmgtp]?)(i?b)?\s*$", re.IGNORECASE)
+_POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 SIZE_FORM = "a size such as 4096, 4k, 16KiB, 64m or 1G"
 DEFAULT_BLOCK = 4096
 
@@ -83,12 +83,17 @@ def fio_job_name_problem(name: str) -> str | None:
     return None
 
 
-def engine_bytes(text: str) -> int | None:
-    """Bytes of a fio size as the engine reads it (`4k`, `16KiB`, `1G`), None if it does not."""
+def engine_bytes(text: str, kb_base: str | None = None) -> int | None:
+    """Bytes of a fio size as fio reads it (`4k`, `16KiB`, `1G`), None if it does not.
+
+    fio's `kb_base` (1024 unless a job sets 1000) is the base of `k`, `M`…, and `KiB`,
+    `MiB`… take the other one: by default `4k` is 4096 bytes and `1MiB` 1000000."""
     found = _SIZE.match(text)
     if found is None:
         return None
-    return int(found.group(1)) << _SHIFT[found.group(2).lower()]
+    iec = (found.group(3) or "").lower() == "ib"
+    base = 1000 if (str(kb_base or "1024").strip() == "1000") != iec else 1024
+    return int(found.group(1)) * base ** _POWER[found.group(2).lower()]
 
 
 def job_size_problems(
@@ -99,7 +104,8 @@ def job_size_problems(
     unreadable. Each message names the job and the option."""
     problems = []
     for name, job in jobs:
-        block = engine_bytes(job.get("bs") or job.get("blocksize") or "") or DEFAULT_BLOCK
+        kb_base = job.get("kb_base")
+        block = engine_bytes(job.get("bs") or job.get("blocksize") or "", kb_base) or DEFAULT_BLOCK
         size = job.get("size")
         if size is None:
             why = (
@@ -107,13 +113,13 @@ def job_size_problems(
                 f"directory ({SIZE_FORM})"
             )
             problems.append(("size", f"job {name!r}: size: {why}"))
-        elif (found := engine_bytes(size)) is None:
+        elif (found := engine_bytes(size, kb_base)) is None:
             problems.append(("size", f"job {name!r}: size: {size!r} is not {SIZE_FORM}"))
         elif found < block:
             why = f"{size!r} holds no whole block of {block} bytes; give at least {block}"
             problems.append(("size", f"job {name!r}: size: {why}"))
         step = job.get("offset_increment")
-        if step is not None and engine_bytes(step) is None:
+        if step is not None and engine_bytes(step, kb_base) is None:
             problems.append(
                 ("offset_increment", f"job {name!r}: offset_increment: {step!r} is not {SIZE_FORM}")
             )

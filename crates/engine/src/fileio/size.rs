@@ -23,6 +23,34 @@ pub fn parse_bytes(option: &str, text: &str) -> Result<u64, FileIoError> {
     number.checked_mul(1u64 << shift).ok_or_else(bad)
 }
 
+/// Bytes in a fio size, read as fio 3.33 reads it: `kb_base` (fio's option,
+/// 1024 unless a job sets 1000) is the base of `k`, `kB`, `M`…, and the
+/// IEC-looking units `KiB`, `MiB`… take the other base. So by default `4k`
+/// is 4096 bytes and `1MiB` 1000000 (fio's documented inversion), checked
+/// against fio in tests/engine/test_fio_dropin.py.
+pub fn parse_fio_bytes(option: &str, text: &str, kb_base: u64) -> Result<u64, FileIoError> {
+    let bad = || FileIoError::bad_value(option, text, "a size such as 4096, 4k, 16KiB, 1M or 2G");
+    let t = text.trim();
+    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let number: u64 = t[..digits_end].parse().map_err(|_| bad())?;
+    let unit = t[digits_end..].trim().to_ascii_lowercase();
+    let iec = unit.ends_with("ib");
+    let power = match unit.trim_end_matches("ib").trim_end_matches('b') {
+        "" => 0,
+        "k" => 1,
+        "m" => 2,
+        "g" => 3,
+        "t" => 4,
+        "p" => 5,
+        _ => return Err(bad()),
+    };
+    let base = match (kb_base, iec) {
+        (1000, false) | (1024, true) => 1000u64,
+        _ => 1024,
+    };
+    number.checked_mul(base.pow(power)).ok_or_else(bad)
+}
+
 /// A duration in `text`; a bare number is in seconds (both tools' default unit).
 pub fn parse_duration(option: &str, text: &str) -> Result<Duration, FileIoError> {
     let bad =
@@ -73,6 +101,27 @@ pub fn human_bytes(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fio_sizes_as_fio_reads_them() {
+        // What fio 3.33 wrote for size=… with bs=1: kb_base=1024 then 1000.
+        for (text, default, si) in [
+            ("1M", 1_048_576, 1_000_000),
+            ("1MiB", 1_000_000, 1_048_576),
+            ("1MB", 1_048_576, 1_000_000),
+            ("4k", 4096, 4000),
+            ("4KiB", 4000, 4096),
+            ("512", 512, 512),
+        ] {
+            assert_eq!(
+                parse_fio_bytes("size", text, 1024).unwrap(),
+                default,
+                "{text}"
+            );
+            assert_eq!(parse_fio_bytes("size", text, 1000).unwrap(), si, "{text}");
+        }
+        assert!(parse_fio_bytes("size", "4x", 1024).is_err());
+    }
 
     #[test]
     fn sizes_in_both_spellings() {

@@ -74,7 +74,7 @@ pub fn core_main(args: &[String]) -> i32 {
 fn fio(args: &[String]) -> Result<i32, FileIoError> {
     let a = parse_fio_args(args)?;
     check_json_path(a.json.as_deref())?;
-    let text = read_job_file(&a.job_file)?;
+    let text = ini::read_job_file(&a.job_file)?;
     let sections = ini::parse(&a.job_file, &text)?;
     let jobs = job::plan(&sections)?;
     let plan = &jobs.plan;
@@ -92,18 +92,4 @@ fn fio(args: &[String]) -> Result<i32, FileIoError> {
     say(json, &text::verify_lines(plan, &outcome));
     let doc = io_report::document(plan, &outcome, jobs.properties.clone(), a.drop_caches);
     Ok(finish(&doc, json))
-}
-
-/// The job file's text. Only a regular file is read: a FIFO would block the
-/// read forever and `/dev/zero` would never end.
-fn read_job_file(path: &str) -> Result<String, FileIoError> {
-    let bad = |reason: String| FileIoError::JobFile {
-        path: path.to_string(),
-        reason,
-    };
-    let meta = std::fs::metadata(path).map_err(|e| bad(e.to_string()))?;
-    if !meta.is_file() {
-        return Err(bad("is not a regular file".into()));
-    }
-    std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))
 }

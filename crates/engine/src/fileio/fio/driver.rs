@@ -10,9 +10,8 @@ use super::core_command::core_main;
 use super::error::FioError;
 use super::own_flags::{is_query, job_files, split, Invocation};
 use super::process;
-use super::{binary, device_guard, document, option_check};
+use super::{binary, device_guard, document, ini, option_check};
 use crate::fileio::command::{check_json_path, finish};
-use crate::fileio::error::FileIoError;
 use crate::fileio::page_cache;
 
 /// Usage of `contio-engine fio`.
@@ -91,13 +90,7 @@ fn run(args: &[String]) -> Result<i32, FioError> {
 /// forever on a FIFO and never finish reading `/dev/zero`.
 fn check_job_files(fio_args: &[String]) -> Result<(), FioError> {
     for file in job_files(fio_args).into_iter().filter(|f| *f != "-") {
-        let reason = match std::fs::metadata(file) {
-            Ok(m) if m.is_file() => continue,
-            Ok(_) => "is not a regular file".to_string(),
-            Err(e) => e.to_string(),
-        };
-        let path = file.to_string();
-        return Err(FileIoError::JobFile { path, reason }.into());
+        ini::check_regular_file(file)?;
     }
     Ok(())
 }

@@ -10,6 +10,29 @@ use std::collections::BTreeMap;
 
 use crate::fileio::error::FileIoError;
 
+/// Refuses a job file that is not a regular file, naming it: a FIFO would block
+/// the read forever and `/dev/zero` would never end.
+pub fn check_regular_file(path: &str) -> Result<(), FileIoError> {
+    let reason = match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => return Ok(()),
+        Ok(_) => "is not a regular file".to_string(),
+        Err(e) => e.to_string(),
+    };
+    Err(FileIoError::JobFile {
+        path: path.to_string(),
+        reason,
+    })
+}
+
+/// A job file's text, once `check_regular_file` accepts it.
+pub fn read_job_file(path: &str) -> Result<String, FileIoError> {
+    check_regular_file(path)?;
+    std::fs::read_to_string(path).map_err(|e| FileIoError::JobFile {
+        path: path.to_string(),
+        reason: e.to_string(),
+    })
+}
+
 /// One job section with the options in effect for it (globals merged in).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobSection {

@@ -12,11 +12,11 @@ use crate::fileio::plan::{
     bounded, FileSpec, FsyncRule, IoEngine, Mix, Pattern, Plan, SyncCall, VerifyRule, MAX_DEPTH,
     MAX_THREADS,
 };
-use crate::fileio::size::{parse_bytes, parse_count, parse_duration, parse_switch};
+use crate::fileio::size::{parse_count, parse_duration, parse_fio_bytes, parse_switch};
 use crate::properties::closest;
 
 /// Every option accepted in a job file.
-pub const KNOWN_OPTIONS: [&str; 33] = [
+pub const KNOWN_OPTIONS: [&str; 34] = [
     "name",
     "filename",
     "directory",
@@ -50,6 +50,7 @@ pub const KNOWN_OPTIONS: [&str; 33] = [
     "verify_generation",
     "thread",
     "nrfiles",
+    "kb_base",
 ];
 
 /// What the job file asks for, resolved.
@@ -171,8 +172,15 @@ fn resolve(s: &JobSection) -> Result<Job, FileIoError> {
             .get(key)
             .map_or(Ok(default), |v| parse_count(key, v))
     };
+    let kb_base = match get(s, &["kb_base"]).unwrap_or("1024").trim() {
+        "1024" => 1024,
+        "1000" => 1000,
+        other => return Err(FileIoError::bad_value("kb_base", other, "1024 or 1000")),
+    };
     let bytes = |key: &str| -> Result<Option<u64>, FileIoError> {
-        get(s, &[key]).map(|v| parse_bytes(key, v)).transpose()
+        get(s, &[key])
+            .map(|v| parse_fio_bytes(key, v, kb_base))
+            .transpose()
     };
     let direct = switch("direct", false)? || !switch("buffered", true)?;
     let (after_writes, sync_call) = match (count("fsync", 0)?, count("fdatasync", 0)?) {

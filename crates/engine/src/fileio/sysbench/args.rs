@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::error::SysbenchError;
+use crate::fileio::size::parse_switch;
 
 /// Options and their defaults: sysbench's general options that fileio uses,
 /// then fileio's (contio adds `file-dir`).
@@ -144,13 +145,11 @@ impl SysbenchArgs {
 
 /// sysbench's booleans: on/off, true/false, yes/no, 1/0.
 pub fn parse_flag(key: &str, value: &str) -> Result<bool, SysbenchError> {
-    match value.trim().to_ascii_lowercase().as_str() {
-        "on" | "true" | "yes" | "1" => Ok(true),
-        "off" | "false" | "no" | "0" => Ok(false),
-        _ => Err(SysbenchError::Fatal(format!(
+    parse_switch(key, value).map_err(|_| {
+        SysbenchError::Fatal(format!(
             "Invalid value for --{key}: '{value}'; expected on or off"
-        ))),
-    }
+        ))
+    })
 }
 
 /// Reads the command line. Refuses only what sysbench refuses before printing

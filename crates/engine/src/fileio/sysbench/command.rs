@@ -188,12 +188,8 @@ fn cleanup(a: &SysbenchArgs, set: &FileSet, log: &Log) -> Result<i32, SysbenchEr
     let t0 = Instant::now();
     let mut error = None;
     for f in set.files(set.file_size) {
-        match std::fs::remove_file(&f.path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                error.get_or_insert(format!("{}: {e}", f.path.display()));
-            }
+        if let Err(e) = test_files::remove_if_present(&f.path) {
+            error.get_or_insert(format!("{}: {e}", f.path.display()));
         }
     }
     write_facts(a, "cleanup", set.count, t0, error)

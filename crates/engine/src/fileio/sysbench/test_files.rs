@@ -155,20 +155,22 @@ pub fn check_prepared(files: &[FileSpec], file_size: u64) -> Result<(), Sysbench
     Ok(())
 }
 
+/// Removes `path`; a file that is not there is no error (cleanup may run twice).
+pub fn remove_if_present(path: &std::path::Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
 /// `seqwr`'s run starts from new, empty files (sysbench removes them first).
 pub fn recreate(files: &[FileSpec]) -> Result<(), FileIoError> {
     for f in files {
-        match std::fs::remove_file(&f.path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => {
-                return Err(FileIoError::Setup {
-                    path: f.path.display().to_string(),
-                    what: "remove",
-                    source,
-                })
-            }
-        }
+        remove_if_present(&f.path).map_err(|source| FileIoError::Setup {
+            path: f.path.display().to_string(),
+            what: "remove",
+            source,
+        })?;
     }
     create(files)
 }
