@@ -62,6 +62,7 @@ lint: setup
 	$(VENV)/bin/ruff check python tests benchmarks
 	$(VENV)/bin/ruff format --check python tests benchmarks
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache  # the package layers of pyproject.toml [tool.importlinter]
 
 clean:
 	rm -rf $(VENV)

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from contio.backends import loop_device
-from contio.backends.owner_lock import OwnerLock, owner_alive
-from contio.backends.owner_record import why_not_owned
-from contio.backends.undo_journal import UndoJournal
 from contio.engine.invocation import find_engine
 from contio.errors import EngineNotFoundError
+from contio.host import loop_device
+from contio.host.owner_lock import OwnerLock, owner_alive
+from contio.host.owner_record import why_not_owned
+from contio.host.undo_journal import UndoJournal
 from contio.qos import BlockDevice, hierarchy, resolve
 
 pytest_plugins = ["strict_skips"]

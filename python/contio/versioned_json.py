@@ -11,8 +11,8 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from contio.errors import ContioError
-from contio.experiment.validation_errors import reworded
 from contio.input_files import InputFileProblem, read_input_text
+from contio.validation_errors import reworded
 
 Document = TypeVar("Document", bound=BaseModel)
 

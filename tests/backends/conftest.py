@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from contio.backends import mountinfo
 from contio.engine.invocation import find_engine
+from contio.host import mountinfo
 
 CLUSTER_NAME = "ctest"
 CLUSTER_SUBNET = "10.214.0.0/24"

@@ -14,7 +14,8 @@ import pytest
 
 from cell_fixtures import leak_checked_runtime
 from contio.backends import registry
-from contio.backends.interface import HostPath, StorageBackend
+from contio.backends.interface import StorageBackend
+from contio.containers.data_location import HostPath
 from contio.containers.docker_engine import ensure_engine
 from contio.containers.docker_runtime import DockerRuntime
 from contio.images.build import build

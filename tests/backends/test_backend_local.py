@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from contio.backends import loop_device, registry
-from contio.backends.interface import DockerVolume, HostPath
+from contio.backends import registry
+from contio.containers.data_location import DockerVolume, HostPath
 from contio.errors import BackendOptionError, UsageError
+from contio.host import loop_device
 
 
 def test_directory_mode_uses_given_directory_and_removes_only_its_own(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from contio.backends import mountinfo, registry
+from contio.backends import registry
 from contio.errors import BackendOptionError
+from contio.host import mountinfo
 
 MOUNTINFO_SAMPLE = (
     "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"

@@ -7,10 +7,11 @@ import subprocess
 
 import pytest
 
-from contio.backends import block_device, command, device_mapper, loop_device, registry
+from contio.backends import registry
 from contio.backends.striping_commands import btrfs_raid0_argv, lvm_argvs
 from contio.errors import BackendOptionError, BackendUnavailableError
-from contio.experiment.parts import IoControlSet, IoGroupControls
+from contio.host import block_device, command, device_mapper, loop_device
+from contio.qos.control_spec import IoControlSet, IoGroupControls
 from contio.qos.io_groups import CgroupIoController
 from contio.samplers.phase import data_disk, member_disks
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from contio.backends.interface import state_root
+from contio.host.state_dir import state_root
 
 
 def _journal_kinds(name: str) -> list[str]:

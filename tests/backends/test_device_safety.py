@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from contio.backends.undo_journal import UndoJournal
+from contio.host.undo_journal import UndoJournal
 from contio_command import contio_in
 
 SPEC = """\

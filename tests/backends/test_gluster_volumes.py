@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from contio.backends import mountinfo, registry
+from contio.backends import registry
 from contio.gluster.local_cluster import LocalCluster
 from contio.gluster.node_access import gluster_xml
+from contio.host import mountinfo
 
 TYPES = [
     ({"volume_type": "distributed"}, "Distribute", 3),

@@ -9,8 +9,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from contio.backends import loop_device, mountinfo, registry
-from contio.backends.owner_lock import OwnerLock, owner_alive
+from contio.backends import registry
+from contio.host import loop_device, mountinfo
+from contio.host.owner_lock import OwnerLock, owner_alive
 
 LOOP_OPTIONS = {"mode": "device", "device": "loop", "format": "xfs", "loop_size": "512MiB"}
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from contio.backends.owner_lock import OwnerLock
+from contio.host.owner_lock import OwnerLock
 
 
 def tree_digest(root: Path) -> dict[str, str]:

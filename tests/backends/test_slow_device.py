@@ -17,9 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from contio.backends import leftovers, loop_device, mountinfo, registry, slow_device
-from contio.backends.undo_journal import UndoJournal
+from contio.backends import registry
+from contio.cleanup import leftovers
+from contio.engine.invocation import find_engine
 from contio.errors import BackendError, BackendOptionError, UsageError
+from contio.host import loop_device, mountinfo, slow_device
+from contio.host.undo_journal import UndoJournal
 from contio.qos.calibration import calibrate
 
 MB = 1_000_000
@@ -127,7 +130,7 @@ def test_daemon_ends_on_sigterm_and_the_page_cache_does_not_hide_the_cap(tmp_pat
     backing.write_bytes(os.urandom(4 * MB))
     journal = UndoJournal(tmp_path / "journal.json")
     device = slow_device.serve(
-        backing, tmp_path / "mnt", slow_device.DeviceCaps(read_bps=CAP), journal
+        find_engine(), backing, tmp_path / "mnt", slow_device.DeviceCaps(read_bps=CAP), journal
     )
     try:
         assert device.file == tmp_path / "mnt" / "disk.img"
@@ -153,7 +156,11 @@ def test_a_daemon_that_cannot_mount_says_why(tmp_path):
     journal = UndoJournal(tmp_path / "journal.json")
     with pytest.raises(BackendError, match=r"exited \(1\): .*backing file .*missing\.img"):
         slow_device.serve(
-            tmp_path / "missing.img", tmp_path / "mnt", slow_device.DeviceCaps(iops=10), journal
+            find_engine(),
+            tmp_path / "missing.img",
+            tmp_path / "mnt",
+            slow_device.DeviceCaps(iops=10),
+            journal,
         )
     journal.undo_all()
     assert not (tmp_path / "mnt").exists()

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from contio.backends.undo_journal import UndoJournal
 from contio.errors import BackendError
+from contio.host.undo_journal import UndoJournal
 
 
 def test_entries_survive_the_process_and_are_undone_newest_first(tmp_path):

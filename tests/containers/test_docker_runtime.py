@@ -16,8 +16,8 @@ import docker
 import pytest
 
 from cell_fixtures import labelled, leak_checked_runtime
-from contio.backends.interface import DockerVolume
 from contio.containers import labels
+from contio.containers.data_location import DockerVolume
 from contio.containers.docker_engine import ensure_engine
 from contio.containers.docker_runtime import ContainerSpec, DockerRuntime
 from contio.containers.sweep import sweep_leftovers

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contio.findings.validity import CHECKS
+from contio.experiment.findings import CHECKS
 
 
 def assert_measured_verdict(verdict: dict) -> None:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from contio.backends import leftovers
+from contio.cleanup import leftovers
 from contio.middleware.daemon import PidFile, Started, stop_process
 
 SERVICE = """

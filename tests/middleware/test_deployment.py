@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from contio.backends.undo_journal import UndoJournal
 from contio.errors import QosConfigError
 from contio.gluster.local_cluster import cluster_root
+from contio.host.process import start_ticks
+from contio.host.undo_journal import UndoJournal
 from contio.middleware import deployment
-from contio.middleware.deployment import Deployment, Started, process_start_time
+from contio.middleware.deployment import Deployment, Started
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def started(tmp_path, monkeypatch):
     monkeypatch.setenv("CONTIO_STATE_DIR", str(tmp_path))
     procs = [subprocess.Popen(["sleep", "600"], start_new_session=True) for _ in range(3)]
     deployment.middleware_root("fake").mkdir(parents=True)
-    as_started = [Started(p.pid, process_start_time(p.pid) or 0) for p in procs]
+    as_started = [Started(p.pid, start_ticks(p.pid) or 0) for p in procs]
     Deployment("fake", "http://127.0.0.1:1", "static", {"node1": 1e8, "node2": 1e8},
                as_started[0], {"node1": as_started[1], "node2": as_started[2]}).save()  # fmt: skip
     UndoJournal(cluster_root("fake") / "journal.json").record("qos-middleware", cluster="fake")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from contio.backends import leftovers
+from contio.cleanup import leftovers
 from contio.middleware.agent import AgentConfig, NodeAgent, run_agents
 from contio.middleware.bricks import BrickProcess
 from contio.middleware.coordinator import Coordinator

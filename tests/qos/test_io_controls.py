@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from contio.experiment.parts import IoControlSet, IoGroupControls
+from contio.qos.control_spec import IoControlSet, IoGroupControls
 from contio.qos.io_controls import NoIoController
 
 

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from contio.experiment.load import parse_spec_text
-from contio.experiment.parts import IoControlSet
 from contio.qos import hierarchy, io_groups
+from contio.qos.control_spec import IoControlSet
 from contio.qos.io_groups import CgroupIoController
 from contio.results.index import ResultsIndex
 from contio.run.runner import Runner

@@ -24,8 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from contio.backends import loop_device, slow_device
-from contio.backends.undo_journal import UndoJournal
+from contio.engine.invocation import find_engine
+from contio.host import loop_device, slow_device
+from contio.host.undo_journal import UndoJournal
 from contio.qos import BlockDevice, IoLimits, ProcessGroup, apply, remove, resolve
 from contio.qos import device as devices
 from contio.qos.control_files import V1_BFQ_WEIGHT
@@ -49,7 +50,7 @@ def paced_loop_disk(tmp_path: Path, loop_disk) -> Iterator[tuple[str, BlockDevic
     try:
         loop_device.make_image(tmp_path / "paced.img", 4 << 30, journal)
         slow = slow_device.serve(
-            tmp_path / "paced.img", tmp_path / "mnt",
+            find_engine(), tmp_path / "paced.img", tmp_path / "mnt",
             slow_device.DeviceCaps(read_bps=PACED_READ_BPS), journal,
         )  # fmt: skip
         node = loop_device.attach_file(slow.file, journal, direct_io=True)

@@ -12,7 +12,7 @@ import pytest
 
 from contio.errors import InvalidSpecError
 from contio.experiment.load import parse_spec_text
-from contio.experiment.parts import IoGroupControls
+from contio.qos.control_spec import IoGroupControls
 from contio.qos.io_groups import CgroupIoController
 
 SPEC = """name: t

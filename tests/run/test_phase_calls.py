@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from contio.backends.interface import HostPath
 from contio.cells.bindings import EngineBinding
 from contio.cells.engine_client import engine_container
 from contio.cells.process_executor import ProcessCellExecutor
+from contio.containers.data_location import HostPath
 from contio.errors import InvalidSpecError
 from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand

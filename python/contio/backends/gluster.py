@@ -25,7 +25,6 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from contio.backends import filesystem, mountinfo
 from contio.backends.interface import (
     BackendOptions,
     Capabilities,
@@ -39,6 +38,7 @@ from contio.gluster.inventory import SshCluster
 from contio.gluster.layout import VolumeLayout, VolumeType, place_bricks
 from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
 from contio.gluster.volume import GlusterVolume
+from contio.host import filesystem, mountinfo
 from contio.yaml_input import Integer
 
 MOUNT_ATTEMPTS = 10

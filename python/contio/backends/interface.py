@@ -14,30 +14,24 @@ journal under contio's state directory (all but `local-dir`).
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import uuid
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 from typing_extensions import Self
 
-from contio.backends.owned_dirs import real_subdirectory
-from contio.backends.owner_lock import OwnerLock
-from contio.backends.undo_journal import UndoJournal
+from contio.containers.data_location import DataLocation, HostPath
 from contio.errors import BackendError, BackendOptionError
-from contio.experiment.validation_errors import reworded
-
-STATE_DIR_ENV = "CONTIO_STATE_DIR"
-
-
-def state_root() -> Path:
-    """Where contio keeps backend and cluster state (`$CONTIO_STATE_DIR`, else /var/lib/contio)."""
-    return Path(os.environ.get(STATE_DIR_ENV, "/var/lib/contio"))
+from contio.host.owned_dirs import real_subdirectory
+from contio.host.owner_lock import OwnerLock
+from contio.host.state_dir import state_root
+from contio.host.undo_journal import UndoJournal
+from contio.validation_errors import reworded
 
 
 class BackendOptions(BaseModel):
@@ -45,40 +39,6 @@ class BackendOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-
-class HostPath(BaseModel):
-    """A directory on the container host; a container gets it as a bind mount."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-    kind: Literal["host-path"] = "host-path"
-    path: Path
-
-
-class DockerVolume(BaseModel):
-    """A Docker named volume to create (`docker volume create`) and mount in a container.
-
-    The Docker runtime creates it before the container starts and removes it after;
-    the backend only defines it.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-    kind: Literal["docker-volume"] = "docker-volume"
-    name: str
-    driver: str = "local"
-    driver_opts: dict[str, str] = Field(default_factory=dict)
-    labels: dict[str, str] = Field(default_factory=dict)
-
-    def create_argv(self) -> list[str]:
-        """`docker volume create …` for this definition."""
-        argv = ["docker", "volume", "create", "--driver", self.driver]
-        for key, value in self.driver_opts.items():
-            argv += ["--opt", f"{key}={value}"]
-        for key, value in self.labels.items():
-            argv += ["--label", f"{key}={value}"]
-        return [*argv, self.name]
-
-
-DataLocation = HostPath | DockerVolume
 
 HostProblem = tuple[str, str]
 """(option, what is wrong with it on this host), e.g. ("device", "/dev/sdb holds ext4 …")."""

@@ -24,7 +24,11 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from contio.backends import (
+from contio.backends.interface import BackendOptions, Capabilities, HostProblem, JournaledBackend
+from contio.containers.data_location import DataLocation, DockerVolume, HostPath
+from contio.engine.invocation import find_engine
+from contio.errors import BackendError, QosConfigError
+from contio.host import (
     block_device,
     device_checks,
     filesystem,
@@ -33,16 +37,6 @@ from contio.backends import (
     mountinfo,
     slow_device,
 )
-from contio.backends.interface import (
-    BackendOptions,
-    Capabilities,
-    DataLocation,
-    DockerVolume,
-    HostPath,
-    HostProblem,
-    JournaledBackend,
-)
-from contio.errors import BackendError, QosConfigError
 from contio.qos.limits import ALLOWED_RATE, parse_rate
 
 DEVICE_CAPS = ("device_bandwidth", "device_read_bps", "device_write_bps", "device_iops")
@@ -215,7 +209,7 @@ class LocalBackend(JournaledBackend):
             if not opts.device_caps.empty:
                 # The loop device reads and writes the image through the paced FUSE file.
                 slow = slow_device.serve(
-                    image, self.workdir / "slowdev", opts.device_caps, self.journal
+                    find_engine(), image, self.workdir / "slowdev", opts.device_caps, self.journal
                 )
                 self._slow, image = slow, slow.file
             device = loop_device.attach_file(image, self.journal, direct_io=opts.loop_direct_io)

@@ -2,7 +2,7 @@
 
 Each load gets a fresh directory under one private root (`contio-<name>-XXXX`)
 that the backend makes inside the base directory; teardown removes that root and
-nothing else. The root holds its owner lock (`contio.backends.owner_lock`, with
+nothing else. The root holds its owner lock (`contio.host.owner_lock`, with
 contio's owner record) until then, so `contio cleanup` removes the root of a run that
 was killed, and no other. In a spec, a relative `path` is relative to the spec's folder.
 """
@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import field_validator
 
-from contio.backends.host_paths import directory_problem
 from contio.backends.interface import BackendOptions, HostProblem, StorageBackend
-from contio.backends.owned_dirs import remove_tree
-from contio.backends.owner_lock import OwnerLock
 from contio.errors import BackendError
+from contio.host.host_paths import directory_problem
+from contio.host.owned_dirs import remove_tree
+from contio.host.owner_lock import OwnerLock
 
 PROC_MOUNTS = Path("/proc/mounts")
 

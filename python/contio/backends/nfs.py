@@ -15,17 +15,12 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from contio.backends import command, mountinfo, nfs_config, nfs_support
-from contio.backends.interface import (
-    BackendOptions,
-    Capabilities,
-    DataLocation,
-    DockerVolume,
-    HostPath,
-    JournaledBackend,
-)
-from contio.backends.undo_journal import Entry
+from contio.backends import nfs_config, nfs_support
+from contio.backends.interface import BackendOptions, Capabilities, JournaledBackend
+from contio.containers.data_location import DataLocation, DockerVolume, HostPath
 from contio.errors import BackendOptionError, BackendUnavailableError
+from contio.host import command, mountinfo
+from contio.host.undo_journal import Entry
 
 EXPORTS_DIR = Path("/etc/exports.d")
 

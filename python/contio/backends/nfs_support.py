@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from contio.backends import command
+from contio.host import command
 
 PROC_FILESYSTEMS = Path("/proc/filesystems")
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from contio.backends import mountinfo
-from contio.backends.host_paths import directory_problem
 from contio.backends.interface import BackendOptions, HostProblem, JournaledBackend
+from contio.host import mountinfo
+from contio.host.host_paths import directory_problem
 
 
 class PathOptions(BackendOptions):

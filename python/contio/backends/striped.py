@@ -15,15 +15,6 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from contio.backends import (
-    block_device,
-    command,
-    device_checks,
-    device_mapper,
-    filesystem,
-    loop_device,
-    mountinfo,
-)
 from contio.backends.interface import BackendOptions, HostProblem, JournaledBackend
 from contio.backends.striping_commands import (
     BTRFS_STRIPE_BYTES,
@@ -32,6 +23,15 @@ from contio.backends.striping_commands import (
     lvm_device_path,
 )
 from contio.errors import BackendUnavailableError
+from contio.host import (
+    block_device,
+    command,
+    device_checks,
+    device_mapper,
+    filesystem,
+    loop_device,
+    mountinfo,
+)
 from contio.yaml_input import Integer
 
 DEFAULT_STRIPE = "64KiB"

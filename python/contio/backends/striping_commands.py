@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contio.backends import filesystem
+from contio.host import filesystem
 
 # btrfs RAID0 writes data in fixed 64 KiB stripe elements; it cannot be configured.
 BTRFS_STRIPE_BYTES = 64 * 1024

@@ -34,13 +34,13 @@ from typing import Any
 import docker.errors
 from docker.models.containers import Container
 
-from contio.backends.interface import DataLocation, DockerVolume, HostPath
 from contio.cells.bindings import EngineBinding
 from contio.cells.engine_client import ENGINE_UID, engine_container
 from contio.cells.executor import ContainerPhase, DataSession, RunContext, StatusCallback
 from contio.cells.process_executor import ops_per_sec_in
 from contio.cells.servers import Server, ServerRequest, exit_code, remove_servers, start_servers
 from contio.cells.watch import Client, release_at_barrier, watch
+from contio.containers.data_location import DataLocation, DockerVolume, HostPath
 from contio.containers.docker_runtime import DataMount, DockerRuntime
 from contio.errors import CellFailed, Interrupted, RuntimeUnavailableError, UsageError
 from contio.experiment.matrix import Member

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from contio.backends.interface import DataLocation
 from contio.cells.bindings import EngineBinding
+from contio.containers.data_location import DataLocation
 from contio.experiment.matrix import Member
-from contio.experiment.parts import IoGroupControls
 from contio.experiment.spec import ExperimentSpec
+from contio.qos.control_spec import IoGroupControls
 from contio.qos.io_controls import IoController
 from contio.targets.base import TargetOptions
 

@@ -24,8 +24,8 @@ from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any
 
-from contio.backends.interface import DataLocation, HostPath
 from contio.cells.executor import ContainerPhase, DataSession, RunContext, StatusCallback
+from contio.containers.data_location import DataLocation, HostPath
 from contio.errors import Interrupted, UsageError
 from contio.experiment.matrix import Member
 from contio.experiment.spec import ExperimentSpec

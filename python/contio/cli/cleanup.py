@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from contio.backends import leftovers
+from contio.cleanup import leftovers
 from contio.cli.root import cli
 from contio.containers.docker_engine import connect, engine_reachable
 from contio.errors import BackendError

@@ -10,9 +10,9 @@ from pydantic import ValidationError
 
 from contio.cli.root import cli
 from contio.errors import BackendOptionError
-from contio.experiment.validation_errors import reworded
 from contio.gluster import local_cluster
 from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
+from contio.validation_errors import reworded
 
 
 @cli.group()

@@ -28,8 +28,8 @@ from docker.models.networks import Network
 from docker.models.volumes import Volume
 from docker.types import Mount
 
-from contio.backends.interface import DockerVolume
 from contio.containers import labels, sweep
+from contio.containers.data_location import DockerVolume
 from contio.containers.docker_engine import ensure_engine
 from contio.errors import RuntimeUnavailableError
 

@@ -34,10 +34,21 @@ from pydantic import BeforeValidator, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from contio.errors import SpecError
-from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS, SpecModel
-from contio.findings.validity import CHECKS
+from contio.experiment.parts import FACTOR_NAMES, NO_CONTROLS
+from contio.spec_model import SpecModel
 from contio.targets.engine_targets import DATABASE_BINDINGS, TARGETS, target_names
 from contio.yaml_input import Number, ScalarOrNull
+
+CHECKS = (
+    "cpu-saturated",
+    "data-in-cache",
+    "memory-thrashing",
+    "throttle-fraction",
+    "order-confounded",
+)
+"""The validity checks (`contio.findings.validity`) a finding may name, in the order
+they are reported."""
+
 
 FindingKind = Literal[
     "greater", "less", "equivalent", "share", "trend", "degradation", "below_limit", "at_limit"

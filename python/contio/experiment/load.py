@@ -20,8 +20,8 @@ from contio.errors import InvalidSpecError, SpecError, UsageError
 from contio.experiment.cell_checks import check_cells
 from contio.experiment.checks import cross_check
 from contio.experiment.spec import ExperimentSpec, apply_profile
-from contio.experiment.validation_errors import problems_of
 from contio.input_files import InputFileProblem, read_input_text, resolved
+from contio.validation_errors import problems_of
 from contio.yaml_input import DuplicateKeyError, InputShapeError, read_yaml
 
 DEFAULT_SPEC_NAME = "default.yaml"

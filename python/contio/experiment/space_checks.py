@@ -18,11 +18,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from contio.backends import block_device, registry
-from contio.backends.filesystem import parse_size
+from contio.backends import registry
 from contio.errors import SpecError
 from contio.experiment.matrix import Cell
 from contio.experiment.spec import ExperimentSpec
+from contio.host import block_device
+from contio.host.filesystem import parse_size
 from contio.workload.file_kinds import FILE_KINDS, laid_out_bytes
 
 Room = tuple[int, str]

@@ -27,12 +27,10 @@ from contio.experiment.parts import (
     AnalysisSpec,
     CellOrder,
     Factors,
-    IoControlSet,
     LoadPolicy,
     MixMember,
     PropertyValue,
     Repetitions,
-    SpecModel,
     StopRule,
     TargetName,
     TargetOptionsSpec,
@@ -40,6 +38,8 @@ from contio.experiment.parts import (
     no_duplicates,
 )
 from contio.gluster.faults import NodeStopEvent
+from contio.qos.control_spec import IoControlSet
+from contio.spec_model import SpecModel
 from contio.targets.engine_targets import TARGETS, engine_target_of, namespace_owner
 from contio.workload.engine_files import engine_file_problem
 from contio.workload.files import WorkloadRef

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from contio.experiment.findings import CHECKS
 from contio.results.folder import BACKENDS_JSON, PhaseRecord
 from contio.results.index import INDEX_FILE, ResultsIndex
 
@@ -67,15 +68,6 @@ level always ran first; 0.8 with two levels: 9 of 10 pairs in one order."""
 MIN_TWIN_SETS = 3
 """Fewer sets of twin cells than this cannot show an order pattern (with one set any
 order is 'always the same')."""
-
-CHECKS = (
-    "cpu-saturated",
-    "data-in-cache",
-    "memory-thrashing",
-    "throttle-fraction",
-    "order-confounded",
-)
-"""The checks `check_cells` runs, in the order it reports them."""
 
 _RECORD_COLUMNS = {f.name for f in dataclasses.fields(PhaseRecord)} | {"id"}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 from typing import Any
 
-from contio.backends import command
+from contio.host import command
 
 
 def accept_bridge_rule(bridge: str) -> dict[str, Any] | None:

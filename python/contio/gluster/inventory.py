@@ -22,11 +22,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from contio.backends import command
 from contio.errors import BackendOptionError, ClusterError
-from contio.experiment.validation_errors import problems_of
 from contio.gluster.node_access import SshNode, gluster_text, gluster_xml
+from contio.host import command
 from contio.input_files import InputFileProblem, read_input_text
+from contio.validation_errors import problems_of
 from contio.yaml_input import read_yaml
 
 

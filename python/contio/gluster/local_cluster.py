@@ -4,7 +4,7 @@ Each node has its own IP on a bridge (one veth per node), its own glusterd in a 
 mount namespace (own /var/lib/glusterd, /var/log/glusterfs and /run; see node_boot), and
 its own brick disks: XFS on a loop device over a sparse file, one per brick slot (with
 `disk_bandwidth`, a slow device: the file served through a FUSE file paced to that
-cap, `contio.backends.slow_device`, so a throttle of tens of MB/s is a fair part of a
+cap, `contio.host.slow_device`, so a throttle of tens of MB/s is a fair part of a
 disk rather than ~1 % of a loop device's ~1.8 GB/s). The
 host reaches every node over the bridge, so the native FUSE client mounts volumes on the
 host as it would from a real storage cluster.
@@ -30,12 +30,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from contio.backends import command, filesystem, loop_device, mountinfo, slow_device
-from contio.backends.interface import state_root
-from contio.backends.undo_journal import Entry, UndoJournal, netns_pids
+from contio.engine.invocation import find_engine
 from contio.errors import ClusterConfigError, ClusterError, QosConfigError
 from contio.gluster import firewall
 from contio.gluster.node_access import NamespaceNode, gluster_text, wait_for_peers
+from contio.host import command, filesystem, loop_device, mountinfo, slow_device
+from contio.host.state_dir import state_root
+from contio.host.undo_journal import Entry, UndoJournal, netns_pids
 from contio.qos.limits import ALLOWED_RATE, parse_rate
 
 GLUSTERD_PORT = 24007
@@ -243,7 +244,9 @@ class LocalCluster:
             loop_device.make_image(image, size, self.journal)
             if bandwidth is not None:
                 caps = slow_device.DeviceCaps(bandwidth=int(bandwidth))
-                paced = slow_device.serve(image, Path(node.dir) / f"slowdev{k}", caps, self.journal)
+                paced = slow_device.serve(
+                    find_engine(), image, Path(node.dir) / f"slowdev{k}", caps, self.journal
+                )
                 image = paced.file
             # Direct I/O on a slow disk: no page cache of the host between it and the bricks.
             device = loop_device.attach_file(image, self.journal, direct_io=bandwidth is not None)

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from contio.backends import command
 from contio.errors import ClusterError
+from contio.host import command
 
 # A volume operation waits for every peer; on a dead peer glusterd gives up after ~120 s.
 GLUSTER_TIMEOUT = 180.0

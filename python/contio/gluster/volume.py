@@ -6,11 +6,11 @@ import time
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from contio.backends.undo_journal import Entry
 from contio.errors import ClusterError
 from contio.gluster.cluster import GlusterCluster, open_cluster
 from contio.gluster.layout import BrickSlot, VolumeLayout
 from contio.gluster.node_access import gluster_text, gluster_xml
+from contio.host.undo_journal import Entry
 
 POLL_SECONDS = 0.5
 HEAL_RETRIGGER_SECONDS = 10.0

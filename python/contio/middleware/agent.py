@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from contio.backends.interface import state_root
-from contio.backends.owner_lock import OwnerLock
-from contio.backends.undo_journal import Entry, UndoJournal
 from contio.errors import MiddlewareError, QosConfigError, QosError
+from contio.host.owner_lock import OwnerLock
+from contio.host.state_dir import state_root
+from contio.host.undo_journal import Entry, UndoJournal
 from contio.middleware import disk_scheduler
 from contio.middleware.bricks import BrickProcess, brick_processes
 from contio.middleware.coordinator import DiskReport

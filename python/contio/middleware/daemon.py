@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contio.errors import MiddlewareError
+from contio.host.process import start_ticks
 
 STOP_TIMEOUT = 15.0
 """Seconds a service has to clean up after SIGTERM before it gets SIGKILL."""
@@ -32,20 +33,7 @@ class Started:
     start_time: int
 
     def alive(self) -> bool:
-        return process_start_time(self.pid) == self.start_time
-
-
-def process_start_time(pid: int) -> int | None:
-    """When `pid` started (clock ticks since boot; None once it has exited): with the PID,
-    it names one process, never a later one that was given the same PID."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()
-    if fields[0] == "Z":
-        return None  # a zombie has exited
-    return int(fields[19])  # field 22 of proc(5), counted after the command name
+        return start_ticks(self.pid) == self.start_time
 
 
 def stop_process(started: Started, timeout: float = STOP_TIMEOUT) -> bool:
@@ -86,7 +74,7 @@ class PidFile:
 
     def write_own(self) -> Started:
         """Name this process in the file (atomically: a reader never sees half of it)."""
-        me = Started(os.getpid(), process_start_time(os.getpid()) or 0)
+        me = Started(os.getpid(), start_ticks(os.getpid()) or 0)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         tmp.write_text(f"{me.pid} {me.start_time}\n")

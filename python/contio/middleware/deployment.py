@@ -34,14 +34,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from contio.backends.interface import state_root
-from contio.backends.undo_journal import Entry, UndoJournal
 from contio.errors import MiddlewareError, MiddlewareNotUp, QosConfigError, UsageError
 from contio.gluster.inventory import SshCluster
 from contio.gluster.local_cluster import LocalCluster, cluster_root
 from contio.gluster.node_access import SshNode
+from contio.host.process import start_ticks
+from contio.host.state_dir import state_root
+from contio.host.undo_journal import Entry, UndoJournal
 from contio.middleware.auth import new_secret, read_secret
-from contio.middleware.daemon import Started, process_start_time, stop_process
+from contio.middleware.daemon import Started, stop_process
 from contio.middleware.disk_names import disk_node, node_of
 from contio.middleware.http_api import CoordinatorClient
 from contio.middleware.lost_agents import remove_left_by
@@ -437,7 +438,7 @@ def _spawn(argv: list[str], log: Path) -> Started:
     with open(log, "ab") as out:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                                  start_new_session=True, env=env)  # fmt: skip
-    return Started(child.pid, process_start_time(child.pid) or 0)
+    return Started(child.pid, start_ticks(child.pid) or 0)
 
 
 def _wait_for_reports(deployment: Deployment) -> None:

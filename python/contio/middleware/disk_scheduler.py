@@ -19,8 +19,8 @@ gone (on stop, or `contio cleanup` after a kill).
 
 from __future__ import annotations
 
-from contio.backends.undo_journal import Entry
 from contio.errors import QosError
+from contio.host.undo_journal import Entry
 from contio.qos import device as devices
 from contio.qos.controls import weight_mechanism
 from contio.qos.device import BlockDevice

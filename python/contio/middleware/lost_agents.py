@@ -15,8 +15,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from contio.backends.owner_lock import owner_alive
-from contio.backends.undo_journal import UndoJournal, describe_entry
+from contio.host.owner_lock import owner_alive
+from contio.host.undo_journal import UndoJournal, describe_entry
 from contio.middleware.agent import agents_root
 from contio.middleware.disk_names import node_of
 

@@ -20,8 +20,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from contio.backends.undo_journal import Entry
 from contio.errors import QosError
+from contio.host.undo_journal import Entry
 from contio.qos import controls
 from contio.qos.device import BlockDevice
 from contio.qos.hierarchy import Cgroup

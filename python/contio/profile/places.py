@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from contio.backends.filesystem import parse_size
 from contio.errors import QosError, UsageError
+from contio.host.filesystem import parse_size
 from contio.profile.interference import FAIR_SCHEDULERS
 from contio.qos.device import resolve
 from contio.yaml_input import read_yaml

@@ -14,8 +14,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from contio.backends import mountinfo
 from contio.errors import QosError
+from contio.host import mountinfo
 
 SYS_DEV_BLOCK = Path("/sys/dev/block")
 SYS_FS_BTRFS = Path("/sys/fs/btrfs")

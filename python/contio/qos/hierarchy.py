@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from contio.backends import mountinfo
 from contio.errors import QosError
+from contio.host import mountinfo
 
 Version = Literal["v1", "v2"]
 

@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from contio.experiment.parts import IoControlSet, IoGroupControls
+from contio.qos.control_spec import IoControlSet, IoGroupControls
 from contio.qos.io_groups import CgroupIoController
 
 

@@ -26,9 +26,9 @@ from typing import Any, Literal
 
 from contio import qos
 from contio.errors import QosError
-from contio.experiment.parts import LOCAL_CONTROLS, IoControlSet, IoGroupControls
 from contio.qos.calibration import CALIBRATION_BYTES, Calibration, calibrate
 from contio.qos.control_files import BUFFERED_WRITES_NOTE
+from contio.qos.control_spec import LOCAL_CONTROLS, IoControlSet, IoGroupControls
 from contio.qos.controls import weight_mechanism
 from contio.qos.device import available_schedulers, file_system_disks
 

@@ -19,8 +19,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from contio.backends.interface import DataLocation, HostPath
 from contio.cells.executor import DataSession
+from contio.containers.data_location import DataLocation, HostPath
 from contio.experiment.matrix import Cell, Member
 
 

@@ -44,9 +44,9 @@ import click
 from contio.backends.gluster import GlusterBackend
 from contio.backends.interface import StorageBackend
 from contio.errors import MiddlewareError, MiddlewareLost, MiddlewareNotUp, QosConfigError
-from contio.experiment.parts import IoControlSet, IoGroupControls
 from contio.gluster.local_cluster import LocalCluster
 from contio.middleware import deployment
+from contio.qos.control_spec import IoControlSet, IoGroupControls
 from contio.qos.policy import TenantShare, static_shares
 from contio.run.middleware_samples import StatusSampler, report_time
 from contio.run.middleware_tenants import SetAsideTenants

@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from contio.backends.interface import DataLocation, HostPath, StorageBackend
-from contio.backends.owner_lock import owned_temp_dir
+from contio.backends.interface import StorageBackend
 from contio.cells.bindings import EngineBinding, unreachable_binding
 from contio.cells.executor import CellExecutor, ContainerPhase
+from contio.containers.data_location import DataLocation, HostPath
 from contio.engine.invocation import interpret_exit, run_engine
 from contio.engine.result import EngineResult, read_result
 from contio.errors import (
@@ -26,8 +26,9 @@ from contio.errors import (
     WorkloadPropertyError,
 )
 from contio.experiment.matrix import Cell, Member
-from contio.experiment.parts import IoControlSet, IoGroupControls
 from contio.experiment.spec import ExperimentSpec
+from contio.host.owner_lock import owned_temp_dir
+from contio.qos.control_spec import IoControlSet, IoGroupControls
 from contio.qos.io_groups import device_of
 from contio.results.folder import PhaseRecord
 from contio.run.loads import LoadedData

@@ -41,9 +41,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from contio.backends.interface import HostPath
 from contio.cells import RUNTIMES
 from contio.cells.executor import CellExecutor, RunContext
+from contio.containers.data_location import HostPath
 from contio.containers.sweep import remove_experiment
 from contio.engine.invocation import engine_version, find_engine
 from contio.errors import (

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contio.backends.filesystem import parse_size
 from contio.errors import FileWorkloadError
+from contio.host.filesystem import parse_size
 from contio.input_files import InputFileProblem, read_input_text
 from contio.workload.files import WorkloadRef
 from contio.workload.fio_options import fio_option_problem

@@ -15,8 +15,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from contio.backends import command, mountinfo
 from contio.errors import BackendError
+from contio.host import command, mountinfo
 
 SYS_BLOCK = Path("/sys/class/block")
 PROC_SWAPS = Path("/proc/swaps")

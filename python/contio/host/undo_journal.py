@@ -18,10 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from contio.backends import command, mountinfo
-from contio.backends.device_contents import wipe_own_signature
-from contio.backends.owned_dirs import remove_tree
 from contio.errors import BackendError
+from contio.host import command, mountinfo
+from contio.host.device_contents import wipe_own_signature
+from contio.host.owned_dirs import remove_tree
 
 Entry = dict[str, Any]
 
@@ -188,8 +188,8 @@ DEFERRED_UNDO_ACTIONS: dict[str, str] = {
     "gluster-volume": "contio.gluster.volume:undo_volume",
     "gluster-cluster": "contio.gluster.local_cluster:undo_cluster",
     "nfs-export": "contio.backends.nfs:undo_export",
-    "loop": "contio.backends.loop_device:undo_loop",
-    "slowdev": "contio.backends.slow_device:undo_slowdev",
+    "loop": "contio.host.loop_device:undo_loop",
+    "slowdev": "contio.host.slow_device:undo_slowdev",
     "qos-vnode": "contio.middleware.vnode:undo_vnode",
     "qos-scheduler": "contio.middleware.disk_scheduler:undo_scheduler",
     "qos-middleware": "contio.middleware.deployment:undo_middleware",

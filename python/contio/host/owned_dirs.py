@@ -16,10 +16,10 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from contio.backends import mountinfo
-from contio.backends.owner_lock import OWNER_LOCK, owner_alive
-from contio.backends.owner_record import OPEN_DIR_NOFOLLOW, why_not_owned
 from contio.errors import BackendError
+from contio.host import mountinfo
+from contio.host.owner_lock import OWNER_LOCK, owner_alive
+from contio.host.owner_record import OPEN_DIR_NOFOLLOW, why_not_owned
 
 
 @dataclass

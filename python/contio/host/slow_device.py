@@ -32,11 +32,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from contio.backends import command, mountinfo
-from contio.backends.undo_journal import Entry, UndoJournal
-from contio.containers.labels import process_start_ticks
-from contio.engine.invocation import find_engine
 from contio.errors import BackendError
+from contio.host import command, mountinfo
+from contio.host.process import start_ticks
+from contio.host.undo_journal import Entry, UndoJournal
 
 FS_SOURCE = "contio-slowdev"
 """The FUSE mount's source in /proc/self/mountinfo (its type is `fuse`)."""
@@ -101,12 +100,14 @@ class SlowDevice:
         }
 
 
-def serve(backing: Path, mountpoint: Path, caps: DeviceCaps, journal: UndoJournal) -> SlowDevice:
-    """Start the daemon serving `backing` under `mountpoint` paced to `caps`; returns once
-    it is mounted. The daemon's log (and its summary at exit) goes to `<mountpoint>.log`."""
+def serve(
+    engine: Path, backing: Path, mountpoint: Path, caps: DeviceCaps, journal: UndoJournal
+) -> SlowDevice:
+    """Start `engine`'s slow-device daemon (`contio-engine slowdev`) serving `backing` under
+    `mountpoint` paced to `caps`; returns once it is mounted. The daemon's log (and its
+    summary at exit) goes to `<mountpoint>.log`."""
     if caps.empty:
         raise BackendError("a slow device needs at least one cap")
-    engine = find_engine()
     mountpoint.mkdir(parents=True, exist_ok=False)
     log_path = mountpoint.with_suffix(".log")
     journal.record("file", path=str(log_path))
@@ -122,7 +123,7 @@ def serve(backing: Path, mountpoint: Path, caps: DeviceCaps, journal: UndoJourna
         "slowdev",
         mountpoint=str(mountpoint),
         pid=daemon.pid,
-        pid_start=process_start_ticks(daemon.pid) or "",
+        pid_start=str(start_ticks(daemon.pid) or ""),
         backing_file=str(backing),
     )
     ready = _ready_line(daemon, log_path)
@@ -164,14 +165,8 @@ def _ready_line(daemon: subprocess.Popen[bytes], log_path: Path) -> dict[str, An
 
 def _is_our_daemon(entry: Entry) -> bool:
     """Whether the entry's pid still runs as the daemon it recorded (pids are reused)."""
-    start = process_start_ticks(entry["pid"])
-    if start is None or (entry["pid_start"] and start != entry["pid_start"]):
-        return False
-    try:
-        state = Path(f"/proc/{entry['pid']}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    start = start_ticks(entry["pid"])  # None once it exited, as a zombie too
+    return start is not None and (not entry["pid_start"] or str(start) == entry["pid_start"])
 
 
 def _wait_for_exit(entry: Entry, timeout: float) -> bool:

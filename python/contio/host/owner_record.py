@@ -18,7 +18,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from contio.containers.labels import Owner
+from contio.host.process import Owner
 
 OWNER_LOCK = "owner.lock"
 MAGIC = "contio owner record v1"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from contio.backends import mountinfo
+from contio.host import mountinfo
 
 PSEUDO_FILE_SYSTEMS = frozenset(
     {

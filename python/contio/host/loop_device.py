@@ -10,9 +10,9 @@ import json
 import os
 from pathlib import Path
 
-from contio.backends import command
-from contio.backends.undo_journal import Entry, UndoJournal
 from contio.errors import BackendError
+from contio.host import command
+from contio.host.undo_journal import Entry, UndoJournal
 
 
 def attach(image: Path, size_bytes: int, journal: UndoJournal, *, direct_io: bool = False) -> str:

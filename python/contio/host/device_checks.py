@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import stat
 
-from contio.backends import block_device, device_contents, filesystem
 from contio.errors import BackendError
+from contio.host import block_device, device_contents, filesystem
 
 FOR_A_FILE = "for a disk image file, use `device: loop` (contio's own sparse file of `loop_size`)"
 

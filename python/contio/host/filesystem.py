@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from contio.backends import command
-from contio.backends.undo_journal import UndoJournal
+from contio.host import command
+from contio.host.undo_journal import UndoJournal
 
 # mkfs program, the Debian package that provides it, the flag that overwrites an existing
 # signature (given only when the spec says `erase_existing`: otherwise mkfs.xfs and

@@ -29,14 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contio.backends.interface import state_root
-from contio.backends.owned_dirs import Scan, remove_tree, scan
-from contio.backends.owner_lock import OWNER_LOCK
-from contio.backends.owner_record import why_not_owned
-from contio.backends.undo_journal import UndoJournal, describe_entry
 from contio.containers.sweep import dead_runs, remove_dead
 from contio.errors import BackendError
 from contio.gluster import local_cluster
+from contio.host.owned_dirs import Scan, remove_tree, scan
+from contio.host.owner_lock import OWNER_LOCK
+from contio.host.owner_record import why_not_owned
+from contio.host.state_dir import state_root
+from contio.host.undo_journal import UndoJournal, describe_entry
 from contio.middleware.daemon import PidFile
 from contio.samplers.block_requests import dead_instances, remove_instance
 

@@ -11,7 +11,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from contio.backends import command
+from contio.host import command
 
 PROC_MISC = Path("/proc/misc")
 SYS_MISC_DM = Path("/sys/class/misc/device-mapper")

@@ -23,13 +23,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from contio.backends.owner_record import (
+from contio.errors import BackendError
+from contio.host.owner_record import (
     OPEN_DIR_NOFOLLOW,
     OPEN_FILE_NOFOLLOW,
     OWNER_LOCK,
     OwnerRecord,
 )
-from contio.errors import BackendError
 
 __all__ = ["OWNER_LOCK", "OwnerLock", "owned_temp_dir", "owner_alive"]
 
