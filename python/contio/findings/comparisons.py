@@ -48,6 +48,7 @@ from contio.stats import (
     relative_difference,
     saturation_point,
 )
+from contio.stats.hypothesis import one_sample_p, one_sided_p, repetitions_needed, tost
 from contio.stats.scaling import bounds
 
 REPRODUCED = "reproduced"
@@ -56,9 +57,6 @@ INCONCLUSIVE = "inconclusive"
 NOT_VALID = "not valid here"
 NOT_TESTED = "not tested"
 OUTCOMES = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_VALID, NOT_TESTED)
-
-POWER = 0.8
-"""The power the repetition estimates are sized for."""
 
 
 @dataclass(frozen=True)
@@ -96,19 +94,6 @@ class Evidence:
     to_decide: ToDecide | None = None
 
 
-def repetitions_needed(spread: float, distance: float, alpha: float) -> int | None:
-    """Repetitions per cell for an interval to clear `distance` with 80 % power."""
-    if not math.isfinite(spread) or distance <= 0:
-        return None
-    z = float(scipy_stats.norm.ppf(1 - alpha) + scipy_stats.norm.ppf(POWER))
-    return max(2, math.ceil((z * spread / distance) ** 2))
-
-
-def _p(result: object) -> float:
-    value = float(result.pvalue)  # type: ignore[attr-defined]
-    return value
-
-
 def _outcome(p_claim: float, p_opposite: float, alpha: float, alpha_against: float) -> str:
     """The claim shown at alpha, else its opposite at alpha_against, else neither."""
     if p_claim < alpha:
@@ -116,25 +101,6 @@ def _outcome(p_claim: float, p_opposite: float, alpha: float, alpha_against: flo
     if p_opposite < alpha_against:
         return CONTRADICTED
     return INCONCLUSIVE
-
-
-def _one_sided(x: np.ndarray, y: np.ndarray, paired: bool, alternative: str) -> float:
-    """p of x − y in the `alternative` direction (NaN when there is no spread at all)."""
-    if paired:
-        d = x - y
-        if np.all(d == d[0]):
-            return _constant(float(d[0]), alternative)
-        return _p(scipy_stats.ttest_rel(x, y, alternative=alternative))
-    if np.var(x) == 0 and np.var(y) == 0:
-        return _constant(float(x.mean() - y.mean()), alternative)
-    return _p(scipy_stats.ttest_ind(x, y, equal_var=False, alternative=alternative))
-
-
-def _constant(gap: float, alternative: str) -> float:
-    """p of a difference without spread: it is known exactly (NaN when it is 0)."""
-    if gap == 0:
-        return math.nan
-    return 0.0 if (gap > 0) == (alternative == "greater") else 1.0
 
 
 def _pairs(a: Sequence[float], ra: Sequence[int], b: Sequence[float], rb: Sequence[int]):
@@ -218,8 +184,8 @@ def directional(
     if ratio is None:
         ratio = 1 + by if direction == "greater" else 1 - by
     other = "less" if direction == "greater" else "greater"
-    p_claim = _one_sided(x, ratio * y, paired, direction)
-    p_other = _one_sided(x, ratio * y, paired, other)
+    p_claim = one_sided_p(x, ratio * y, paired, direction)
+    p_other = one_sided_p(x, ratio * y, paired, other)
     rel = _relative(x, y, paired, alpha, sides.names)
     numbers = _relative_numbers(rel) | {
         "p": p_claim,
@@ -251,11 +217,7 @@ def equivalent(
     few = _too_few(sides, x, y, paired)
     if few is not None:
         return few
-    low, high = 1 - margin, 1 + margin
-    p_above_low = _one_sided(x, low * y, paired, "greater")
-    p_below_high = _one_sided(x, high * y, paired, "less")
-    p_tost = max(p_above_low, p_below_high)
-    p_out = min(_one_sided(x, low * y, paired, "less"), _one_sided(x, high * y, paired, "greater"))
+    p_tost, p_out = tost(x, y, margin, paired)
     rel = _relative(x, y, paired, alpha, sides.names)
     numbers = _relative_numbers(rel) | {
         "p": p_tost,
@@ -306,8 +268,8 @@ def shares(
     for k, target in enumerate(targets):
         f = fractions[:, k]
         t = target / 100
-        p_tost = max(_one_sample(f, t - margin, "greater"), _one_sample(f, t + margin, "less"))
-        p_out = min(_one_sample(f, t - margin, "less"), _one_sample(f, t + margin, "greater"))
+        p_tost = max(one_sample_p(f, t - margin, "greater"), one_sample_p(f, t + margin, "less"))
+        p_out = min(one_sample_p(f, t - margin, "less"), one_sample_p(f, t + margin, "greater"))
         mean, sd = float(f.mean()), float(f.std(ddof=1))
         half = q * sd / math.sqrt(len(f))
         outcomes.append(_outcome(p_tost, p_out, alpha, alpha_against))
@@ -359,14 +321,14 @@ def limit_use(
     }
     if kind == "below_limit":
         bound = 1 - by
-        p_claim = _one_sample(f, bound, "less")
-        p_other = _one_sample(f, bound, "greater")
+        p_claim = one_sample_p(f, bound, "less")
+        p_other = one_sample_p(f, bound, "greater")
         distance = abs(mean - bound)
         wanted = f"below {100 * bound:g} % of it"
     else:
         assert margin is not None
-        p_claim = max(_one_sample(f, 1 - margin, "greater"), _one_sample(f, 1 + margin, "less"))
-        p_other = min(_one_sample(f, 1 - margin, "less"), _one_sample(f, 1 + margin, "greater"))
+        p_claim = max(one_sample_p(f, 1 - margin, "greater"), one_sample_p(f, 1 + margin, "less"))
+        p_other = min(one_sample_p(f, 1 - margin, "less"), one_sample_p(f, 1 + margin, "greater"))
         distance = abs(margin - abs(mean - 1))
         wanted = f"within ±{100 * margin:g} % of it (TOST)"
     numbers |= {"p": p_claim, "p_opposite": p_other}
@@ -379,12 +341,6 @@ def limit_use(
         f"p = {_p_text(p_claim)}"
     )
     return Evidence(label, outcome, text, cells, numbers, to_decide)
-
-
-def _one_sample(values: np.ndarray, against: float, alternative: str) -> float:
-    if np.all(values == values[0]):
-        return _constant(float(values[0] - against), alternative)
-    return _p(scipy_stats.ttest_1samp(values, against, alternative=alternative))
 
 
 def trend(
