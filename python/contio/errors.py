@@ -1,7 +1,11 @@
 """The exceptions contio raises, grouped by subsystem.
 
 Every error a user can cause carries a message that names what to fix. The CLI
-maps `UsageError` (bad input) to exit code 2 and `ContioError` to exit code 1.
+maps `UsageError` (bad input) to exit code 2 and `ContioError` to exit code 1
+(`contio.exit_codes`). Every exception that can reach a user is defined here; the few
+defined beside their code never leave it (a parser's or a sampler's signal to its
+caller: `InputFileProblem`, `TraceUnavailable`, `ContainerGone`, the HTTP API's
+`_BadRequest`, the YAML loader's own errors).
 """
 
 
@@ -236,3 +240,31 @@ class Interrupted(ContioError):
     def __init__(self, signum: int):
         self.signum = signum
         super().__init__(f"interrupted by signal {signum}")
+
+
+class AgentsDidNotReport(MiddlewareError, UsageError):
+    """`contio qos up`: an agent did not reach the coordinator in time (exit 2: the nodes
+    or the network need fixing before the middleware can run)."""
+
+
+class NodeUnreachable(MiddlewareError, UsageError):
+    """`contio qos up --inventory`: a node does not run contio over SSH (exit 2, before
+    anything was started anywhere)."""
+
+
+class YcsbTextError(ContioError):
+    """The text holds no YCSB summary, or a summary line has a value that is not a number."""
+
+
+class CalibrationError(UsageError):
+    """A calibration file that cannot be used (exit 2): unreadable, not JSON, another
+    schema version, or a field that fails its check."""
+
+
+class ProfileError(UsageError):
+    """A profile file that cannot be used (exit code 2): unreadable, not JSON, another
+    schema version, or a field that fails its check."""
+
+
+class ProfilesDisagree(UsageError):
+    """Profiles whose specs cannot run as one experiment (exit 2)."""

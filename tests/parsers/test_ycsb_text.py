@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from contio.parsers.ycsb_text import YcsbTextError, parse_ycsb_text
+from contio.errors import YcsbTextError
+from contio.parsers.ycsb_text import parse_ycsb_text
 
 DATA = Path(__file__).parent.parent / "data" / "ycsb"
 

@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 from profiles import profile
 
-from contio.errors import UsageError
+from contio.errors import CalibrationError, UsageError
 from contio.profile.calibration import (
     MIN_MODEL_ERROR,
-    CalibrationError,
     Observation,
     ProfileUsed,
     calibration_document,

@@ -7,14 +7,8 @@ import json
 
 import pytest
 
-from contio.profile.schema import (
-    SCHEMA,
-    Application,
-    Profile,
-    ProfileError,
-    ScalingPoint,
-    load_profile,
-)
+from contio.errors import ProfileError
+from contio.profile.schema import SCHEMA, Application, Profile, ScalingPoint, load_profile
 
 
 def _point(containers: int, ops: float) -> ScalingPoint:

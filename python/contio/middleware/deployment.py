@@ -34,7 +34,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from contio.errors import MiddlewareError, MiddlewareNotUp, QosConfigError, UsageError
+from contio.errors import (
+    AgentsDidNotReport,
+    MiddlewareError,
+    MiddlewareNotUp,
+    NodeUnreachable,
+    QosConfigError,
+)
 from contio.gluster.inventory import SshCluster
 from contio.gluster.local_cluster import LocalCluster, cluster_root
 from contio.gluster.node_access import SshNode
@@ -59,16 +65,6 @@ CALIBRATION_BYTES = 64 << 20
 INVENTORY_NAME = r"[a-z][a-z0-9-]{0,31}"
 """The name an inventory's deployment is kept and found under (`--cluster`)."""
 T = TypeVar("T")
-
-
-class AgentsDidNotReport(MiddlewareError, UsageError):
-    """`contio qos up`: an agent did not reach the coordinator in time (exit 2: the nodes
-    or the network need fixing before the middleware can run)."""
-
-
-class NodeUnreachable(MiddlewareError, UsageError):
-    """`contio qos up --inventory`: a node does not run contio over SSH (exit 2, before
-    anything was started anywhere)."""
 
 
 @dataclass

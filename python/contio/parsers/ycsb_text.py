@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from contio.errors import ContioError
+from contio.errors import YcsbTextError
 
 # `[SECTION], Name, value`; the section may contain anything but a closing bracket.
 _LINE = re.compile(r"^\[(?P<section>[^\]]+)\],\s*(?P<name>[^,]+?)\s*,\s*(?P<value>\S+)\s*$")
@@ -25,10 +25,6 @@ _LATENCY_NAMES = {
     "MaxLatency(us)": "max",
 }
 _PERCENTILE = re.compile(r"^(?P<p>\d+(?:\.\d+)?)(?:st|nd|rd|th)?PercentileLatency\(us\)$")
-
-
-class YcsbTextError(ContioError):
-    """The text holds no YCSB summary, or a summary line has a value that is not a number."""
 
 
 @dataclass

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from contio.errors import UsageError
+from contio.errors import CalibrationError, UsageError
 from contio.output_files import replace_text
 from contio.profile.interference import (
     DEFAULT_CONSTANTS,
@@ -49,11 +49,6 @@ FITTED = ("queue_weight", "sequential_penalty")
 """The constants the grid search fits (`model_error` follows from the fit)."""
 MIN_MODEL_ERROR = 0.02
 """The least `model_error` a calibration sets: a perfect fit on few pairs is luck."""
-
-
-class CalibrationError(UsageError):
-    """A calibration file that cannot be used (exit 2): unreadable, not JSON, another
-    schema version, or a field that fails its check."""
 
 
 # --- The pairs -------------------------------------------------------------------------

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from contio import __version__
-from contio.errors import StatisticsInputError
+from contio.errors import ProfileError, StatisticsInputError
 from contio.findings.validity import check_cells, folder_meta
-from contio.profile.schema import Application, Profile, ProfileError, ScalingPoint, Valley
+from contio.profile.schema import Application, Profile, ScalingPoint, Valley
 from contio.results.folder import load
 from contio.samplers.block_requests import REQUESTS_JSON
 from contio.stats.interval import confidence_interval

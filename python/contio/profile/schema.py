@@ -15,17 +15,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from contio.errors import UsageError
+from contio.errors import ProfileError
 from contio.output_files import replace_text
 from contio.versioned_json import read_versioned
 
 SCHEMA = "contio-profile/1"
 """The version of the file format this contio writes and reads."""
-
-
-class ProfileError(UsageError):
-    """A profile file that cannot be used (exit code 2): unreadable, not JSON, another
-    schema version, or a field that fails its check."""
 
 
 class ProfileModel(BaseModel):

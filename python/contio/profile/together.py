@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from contio.errors import UsageError
+from contio.errors import ProfilesDisagree
 from contio.experiment.load import validate_spec
 from contio.experiment.matrix import expand
 from contio.experiment.spec import ExperimentSpec
@@ -37,10 +37,6 @@ SHARED_SETTINGS = (
 )  # fmt: skip
 """What the applications of one experiment must have in common: how long and how often
 it runs, in which runtime, on what data size."""
-
-
-class ProfilesDisagree(UsageError):
-    """Profiles whose specs cannot run as one experiment (exit 2)."""
 
 
 @dataclass(frozen=True)
