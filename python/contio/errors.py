@@ -268,3 +268,12 @@ class ProfileError(UsageError):
 
 class ProfilesDisagree(UsageError):
     """Profiles whose specs cannot run as one experiment (exit 2)."""
+
+
+class WaitTimeout(ContioError):
+    """Something contio waited for did not happen in time (`contio.host.waiting`)."""
+
+    def __init__(self, what: str, timeout: float):
+        self.what = what
+        self.timeout = timeout
+        super().__init__(f"{what} did not happen within {timeout:g} s")

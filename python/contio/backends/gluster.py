@@ -39,6 +39,7 @@ from contio.gluster.layout import VolumeLayout, VolumeType, place_bricks
 from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
 from contio.gluster.volume import GlusterVolume
 from contio.host import filesystem, mountinfo
+from contio.host.waiting import poll_until
 from contio.yaml_input import Integer
 
 MOUNT_ATTEMPTS = 10
@@ -241,14 +242,14 @@ class GlusterBackend(JournaledBackend):
         ]
         self._tenant_mounts.clear()
         super().teardown()
+
         # The client process exits shortly after the unmount; a leftover would keep
         # reconnecting to a deleted volume.
-        deadline = time.monotonic() + CLIENT_EXIT_SECONDS
-        while (alive := [p for p in clients if Path(f"/proc/{p}").exists()]) and (
-            time.monotonic() < deadline
-        ):
-            time.sleep(0.1)
-        for pid in alive:
+        def alive() -> list[int]:
+            return [p for p in clients if Path(f"/proc/{p}").exists()]
+
+        poll_until(lambda: not alive(), CLIENT_EXIT_SECONDS, interval=0.1)
+        for pid in alive():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
 

@@ -45,6 +45,7 @@ from contio.containers.docker_runtime import DataMount, DockerRuntime
 from contio.errors import CellFailed, Interrupted, RuntimeUnavailableError, UsageError
 from contio.experiment.matrix import Member
 from contio.experiment.spec import ExperimentSpec
+from contio.host.waiting import poll_until
 from contio.images import engine as engine_image
 from contio.qos.io_controls import IoController
 from contio.samplers.phase import client_source, server_source
@@ -233,9 +234,11 @@ class DockerCellExecutor:
         for container in containers:
             with contextlib.suppress(docker.errors.APIError):  # already exited
                 container.kill(signal=int(signum))
-        deadline = time.monotonic() + self.stop_grace_seconds
-        while time.monotonic() < deadline and any(exit_code(c) is None for c in containers):
-            time.sleep(0.1)
+        poll_until(
+            lambda: all(exit_code(c) is not None for c in containers),
+            self.stop_grace_seconds,
+            interval=0.1,
+        )
 
     def close(self) -> None:
         """Remove every container, network and volume of the run's experiment."""

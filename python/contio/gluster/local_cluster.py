@@ -24,7 +24,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from contio.gluster.node_access import NamespaceNode, gluster_text, wait_for_pee
 from contio.host import command, filesystem, loop_device, mountinfo, slow_device
 from contio.host.state_dir import state_root
 from contio.host.undo_journal import Entry, UndoJournal, netns_pids
+from contio.host.waiting import poll_until
 from contio.qos.limits import ALLOWED_RATE, parse_rate
 
 GLUSTERD_PORT = 24007
@@ -300,12 +300,14 @@ class LocalCluster:
                              start_new_session=True, env=env)  # fmt: skip
         _wait_for_port(node.address, GLUSTERD_PORT, START_TIMEOUT)
         # The port answers a little before the CLI socket does.
-        deadline = time.monotonic() + START_TIMEOUT
-        while command.run(self._ns_node(number).argv(["gluster", "--mode=script", "pool", "list"]),
-                          check=False).returncode != 0:  # fmt: skip
-            if time.monotonic() > deadline:
-                raise ClusterError(f"glusterd of node {number} does not answer its CLI")
-            time.sleep(0.2)
+        pool_list = ["gluster", "--mode=script", "pool", "list"]
+
+        def answers() -> bool:
+            argv = self._ns_node(number).argv(pool_list)
+            return command.run(argv, check=False).returncode == 0
+
+        if not poll_until(answers, START_TIMEOUT, interval=0.2):
+            raise ClusterError(f"glusterd of node {number} does not answer its CLI")
 
     def stop_node(self, number: int, isolate: bool = False) -> None:
         """Kill every process of node `number` (glusterd, bricks, self-heal daemon): a crash.
@@ -317,14 +319,16 @@ class LocalCluster:
         netns = self._node(number).netns
         if isolate:
             command.run(["ip", "-n", netns, "link", "set", NODE_LINK, "down"])
-        deadline = time.monotonic() + START_TIMEOUT
-        while pids := netns_pids(netns):
+
+        def all_killed() -> bool:
+            pids = netns_pids(netns)
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
-            if time.monotonic() > deadline:
-                raise ClusterError(f"node {number}: processes {pids} survive SIGKILL")
-            time.sleep(0.05)
+            return not pids
+
+        if not poll_until(all_killed, START_TIMEOUT):
+            raise ClusterError(f"node {number}: processes {netns_pids(netns)} survive SIGKILL")
 
     def _ns_node(self, number: int) -> NamespaceNode:
         pid = self.glusterd_pid(number)
@@ -446,17 +450,18 @@ def _check_subnet_free(subnet: ipaddress.IPv4Network) -> None:
 
 
 def _wait_for_port(address: str, port: int, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
+    refused: list[OSError] = []
+
+    def connects() -> bool:
         try:
             with socket.create_connection((address, port), timeout=1.0):
-                return
+                return True
         except OSError as exc:
-            if time.monotonic() > deadline:
-                raise ClusterError(
-                    f"{address}:{port} not reachable after {timeout:g} s: {exc}"
-                ) from None
-            time.sleep(0.1)
+            refused.append(exc)
+            return False
+
+    if not poll_until(connects, timeout, interval=0.1):
+        raise ClusterError(f"{address}:{port} not reachable after {timeout:g} s: {refused[-1]}")
 
 
 def _disk_info(mount_point: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from contio.gluster.cluster import GlusterCluster, open_cluster
 from contio.gluster.layout import BrickSlot, VolumeLayout
 from contio.gluster.node_access import gluster_text, gluster_xml
 from contio.host.undo_journal import Entry
+from contio.host.waiting import poll_until
 
 POLL_SECONDS = 0.5
 HEAL_RETRIGGER_SECONDS = 10.0
@@ -88,17 +89,14 @@ class GlusterVolume:
     def wait_online(self, timeout: float = 60.0) -> None:
         """Wait until every brick of the volume is online."""
         expected = set(self.info()["bricks"])
-        deadline = time.monotonic() + timeout
-        while True:
+
+        def down() -> list[str]:
             online = self.bricks_online()
-            if expected and all(online.get(b) for b in expected):
-                return
-            if time.monotonic() > deadline:
-                down = sorted(b for b in expected if not online.get(b))
-                raise ClusterError(
-                    f"volume {self.name}: bricks not online after {timeout:g} s: {down}"
-                )
-            time.sleep(POLL_SECONDS)
+            return sorted(b for b in expected if not online.get(b))
+
+        if expected and poll_until(lambda: not down(), timeout, interval=POLL_SECONDS):
+            return
+        raise ClusterError(f"volume {self.name}: bricks not online after {timeout:g} s: {down()}")
 
     def heal_pending(self) -> int | None:
         """Entries still to heal over all bricks, or None while a brick is not connected."""

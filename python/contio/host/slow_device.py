@@ -36,6 +36,7 @@ from contio.errors import BackendError
 from contio.host import command, mountinfo
 from contio.host.process import start_ticks
 from contio.host.undo_journal import Entry, UndoJournal
+from contio.host.waiting import poll_until
 
 FS_SOURCE = "contio-slowdev"
 """The FUSE mount's source in /proc/self/mountinfo (its type is `fuse`)."""
@@ -172,15 +173,16 @@ def _is_our_daemon(entry: Entry) -> bool:
 def _wait_for_exit(entry: Entry, timeout: float) -> bool:
     """Wait up to `timeout` s for the daemon to exit (reaping it when it is our child)."""
     child = _CHILDREN.get(entry["pid"])
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if child is not None and child.poll() is not None:
-            _CHILDREN.pop(entry["pid"], None)
-            return True
-        if child is None and not _is_our_daemon(entry):
-            return True
-        time.sleep(0.05)
-    return False
+
+    def exited() -> bool:
+        if child is not None:
+            return child.poll() is not None
+        return not _is_our_daemon(entry)
+
+    if not poll_until(exited, timeout):
+        return False
+    _CHILDREN.pop(entry["pid"], None)
+    return True
 
 
 def _signal(entry: Entry, signum: int) -> None:

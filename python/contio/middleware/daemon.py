@@ -13,13 +13,13 @@ import json
 import os
 import signal
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from contio.errors import MiddlewareError
 from contio.host.process import start_ticks
+from contio.host.waiting import poll_until
 
 STOP_TIMEOUT = 15.0
 """Seconds a service has to clean up after SIGTERM before it gets SIGKILL."""
@@ -43,10 +43,7 @@ def stop_process(started: Started, timeout: float = STOP_TIMEOUT) -> bool:
         return True
     with contextlib.suppress(ProcessLookupError):
         os.killpg(started.pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while started.alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if not started.alive():
+    if poll_until(lambda: not started.alive(), timeout):
         return True
     with contextlib.suppress(ProcessLookupError):
         os.killpg(started.pid, signal.SIGKILL)

@@ -27,7 +27,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -47,6 +46,7 @@ from contio.gluster.node_access import SshNode
 from contio.host.process import start_ticks
 from contio.host.state_dir import state_root
 from contio.host.undo_journal import Entry, UndoJournal
+from contio.host.waiting import poll_until
 from contio.middleware.auth import new_secret, read_secret
 from contio.middleware.daemon import Started, stop_process
 from contio.middleware.disk_names import disk_node, node_of
@@ -389,17 +389,24 @@ def _start_coordinator(deployment: Deployment, secret: str) -> Started:
     deployment.coordinator = started
     deployment.save()
     client = CoordinatorClient(deployment.url, secret, timeout=1)
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
+
+    def answers() -> bool:
         try:
             client.status()
-            return started
+            return True
         except MiddlewareError:
-            if time.monotonic() > deadline or not started.alive():
-                raise AgentsDidNotReport(
-                    f"the coordinator did not start: {_tail(deployment.directory / 'coordinator.log')}"
-                ) from None
-            time.sleep(0.1)
+            if not started.alive():
+                raise _coordinator_failed(deployment) from None
+            return False
+
+    if not poll_until(answers, START_TIMEOUT, interval=0.1):
+        raise _coordinator_failed(deployment)
+    return started
+
+
+def _coordinator_failed(deployment: Deployment) -> AgentsDidNotReport:
+    log = _tail(deployment.directory / "coordinator.log")
+    return AgentsDidNotReport(f"the coordinator did not start: {log}")
 
 
 def _start_agent(
@@ -439,19 +446,19 @@ def _spawn(argv: list[str], log: Path) -> Started:
 
 def _wait_for_reports(deployment: Deployment) -> None:
     client = deployment.client
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
+
+    def missing() -> list[str]:
         nodes = client.status()["nodes"]
-        missing = [n for n in deployment.capacity_bps if n not in nodes or nodes[n]["stale"]]
-        if not missing:
-            return
-        if time.monotonic() > deadline:
-            details = "; ".join(f"{n}: {_agent_log_tail(deployment, n)}" for n in missing)
-            raise AgentsDidNotReport(
-                f"agent(s) {', '.join(missing)} did not report to the coordinator at "
-                f"{deployment.url} within {START_TIMEOUT:.0f} s ({details})"
-            )
-        time.sleep(0.2)
+        return [n for n in deployment.capacity_bps if n not in nodes or nodes[n]["stale"]]
+
+    if poll_until(lambda: not missing(), START_TIMEOUT, interval=0.2):
+        return
+    late = missing()
+    details = "; ".join(f"{n}: {_agent_log_tail(deployment, n)}" for n in late)
+    raise AgentsDidNotReport(
+        f"agent(s) {', '.join(late)} did not report to the coordinator at "
+        f"{deployment.url} within {START_TIMEOUT:.0f} s ({details})"
+    )
 
 
 def _agent_log_tail(deployment: Deployment, disk: str) -> str:

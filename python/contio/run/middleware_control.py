@@ -45,6 +45,7 @@ from contio.backends.gluster import GlusterBackend
 from contio.backends.interface import StorageBackend
 from contio.errors import MiddlewareError, MiddlewareLost, MiddlewareNotUp, QosConfigError
 from contio.gluster.local_cluster import LocalCluster
+from contio.host.waiting import poll_until
 from contio.middleware import deployment
 from contio.qos.control_spec import IoControlSet, IoGroupControls
 from contio.qos.policy import TenantShare, static_shares
@@ -300,24 +301,25 @@ class MiddlewareIoController:
         """Two reports from every node after now: the first carries the change to the
         agent, which applies it before it measures and sends the second."""
         deadline = time.monotonic() + SYNC_TIMEOUT
+        nodes: dict = {}
         for _ in range(2):
             since = time.time()
-            while True:
-                status = dep.client.status()
-                nodes = status["nodes"]
-                behind = [
+
+            def behind(since: float = since) -> list[str]:
+                nodes.clear()
+                nodes.update(dep.client.status()["nodes"])
+                return [
                     n
                     for n in dep.agents
                     if n not in nodes or report_time(nodes[n]) <= since or nodes[n]["stale"]
                 ]
-                if not behind:
-                    break
-                if time.monotonic() > deadline:
-                    raise MiddlewareError(
-                        f"the agents of {', '.join(behind)} did not apply the new shares within "
-                        f"{SYNC_TIMEOUT:g} s (logs in {dep.directory})"
-                    )
-                time.sleep(0.1)
+
+            left = max(0.0, deadline - time.monotonic())
+            if not poll_until(lambda: not behind(), left, interval=0.1):
+                raise MiddlewareError(
+                    f"the agents of {', '.join(behind())} did not apply the new shares within "
+                    f"{SYNC_TIMEOUT:g} s (logs in {dep.directory})"
+                )
         self._in_force = {
             node: {t: share["target_bps"] for t, share in info["tenants"].items()}
             for node, info in nodes.items()

@@ -19,12 +19,12 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from contio.host.waiting import poll_until
 from contio.signals import HANDLED
 
 TEARDOWN_GATE_ENV = "CONTIO_TEARDOWN_GATE"
@@ -79,6 +79,5 @@ def wait_at_gate() -> None:
     if not gate:
         return
     Path(f"{gate}.reached").touch()
-    deadline = time.monotonic() + GATE_TIMEOUT_S
-    while not Path(f"{gate}.go").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)  # a signal runs its handler and the sleep goes on
+    # A signal runs its handler and the wait goes on.
+    poll_until(Path(f"{gate}.go").exists, GATE_TIMEOUT_S)
