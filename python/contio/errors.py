@@ -276,4 +276,4 @@ class WaitTimeout(ContioError):
     def __init__(self, what: str, timeout: float):
         self.what = what
         self.timeout = timeout
-        super().__init__(f"{what} did not happen within {timeout:g} s")
+        super().__init__(f"gave up waiting for {what} after {timeout:g} s")

@@ -30,5 +30,5 @@ def test_poll_until_gives_up_after_the_timeout_and_looks_once_more():
 def test_wait_until_returns_the_value_or_names_what_did_not_happen():
     values = iter([None, "", "ready"])
     assert wait_until(lambda: next(values), timeout=5, what="x", interval=0.001) == "ready"
-    with pytest.raises(WaitTimeout, match=r"the mount at /mnt/a did not happen within 0\.02 s"):
+    with pytest.raises(WaitTimeout, match=r"gave up waiting for the mount at /mnt/a after 0\.02 s"):
         wait_until(lambda: None, timeout=0.02, what="the mount at /mnt/a")

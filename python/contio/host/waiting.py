@@ -43,7 +43,7 @@ def wait_until(
     interval: float = DEFAULT_INTERVAL,
 ) -> T:
     """The first truthy value of `condition` within `timeout` seconds; `WaitTimeout`
-    ("`what` did not happen within N s") otherwise."""
+    ("gave up waiting for `what` after N s") otherwise."""
     found: list[T] = []
 
     def look() -> bool:
