@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contio.experiment.findings import level_text, selects
+from contio.results.repetitions import complete_frame
 
 METRIC_COLUMNS = {
     "ops_per_sec": ("steady_ops_per_sec",),
@@ -165,10 +166,8 @@ def cell_data(
         applications: tuple[str, ...] = ()
         if len(mine):
             columns = METRIC_COLUMNS[chosen]
-            for number, rows in mine.groupby("repetition"):
-                if len(rows) != int(cell["members"]):
-                    continue  # a repetition some container did not complete
-                rows = rows.sort_values("container")
+            counted = complete_frame(mine, int(cell["members"]))
+            for number, rows in counted.groupby("repetition"):
                 records = [row for _, row in rows.iterrows()]
                 values = [sum(_number(row, c) for c in columns) for row in records]
                 if any(math.isnan(v) for v in values):

@@ -22,6 +22,7 @@ from contio.findings.caveats import RunChecks
 from contio.findings.validity import check_cells, folder_meta
 from contio.results.folder import load
 from contio.results.index import INDEX_FILE, ResultsIndex
+from contio.results.repetitions import complete_frame
 from contio.stats import confidence_interval, mean
 from contio.stats.backend_comparison import COMPARED_FACTORS, Analysis
 
@@ -151,11 +152,8 @@ def cell_table(cells: list[dict[str, Any]], runs: pd.DataFrame, factors: list[st
     for cell in cells:
         members = int(cell["members"])
         mine = ok[ok["cell_key"] == cell["cell_key"]] if not ok.empty else ok
-        complete = []
-        if not mine.empty:
-            counts = mine.groupby("repetition")["container"].count()
-            complete = [r for r, n in counts.items() if n == members]
-            mine = mine[mine["repetition"].isin(complete)]
+        mine = complete_frame(mine, members)
+        complete = not mine.empty
         sums = mine.groupby("repetition")["steady_ops_per_sec"].sum() if complete else None
         samples = tuple(float(v) for v in sums) if sums is not None else ()
         numbers = tuple(int(r) for r in sums.index) if sums is not None else ()

@@ -2,7 +2,9 @@
 
 The rows are `contio.results.load(DIR)`'s (one per cell × repetition × container),
 plus `ycsb_text`: the path (relative to the folder) of that phase's YCSB-format text
-summary, which stays in the folder beside the engine's JSON document.
+summary, which stays in the folder beside the engine's JSON document, and `counted`:
+whether the row's repetition counts (every container of the cell completed it,
+`contio.results.repetitions`), the repetitions every figure of contio rests on.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import pandas as pd
 from contio.errors import UsageError
 from contio.output_files import check_output, write_output
 from contio.results.folder import load
-from contio.results.index import INDEX_FILE
+from contio.results.index import INDEX_FILE, ResultsIndex
+from contio.results.repetitions import counted
 
 FORMATS = ("csv", "parquet", "json")
 
@@ -26,7 +29,15 @@ def export_frame(folder: Path) -> pd.DataFrame:
     frame = load(folder)
     if frame.empty:
         return frame
-    return frame.assign(ycsb_text=[str(Path(p).with_suffix(".txt")) for p in frame["raw_json"]])
+    index = ResultsIndex.open(Path(folder))
+    try:
+        members = {c["cell_key"]: int(c["members"]) for c in index.cells()}
+    finally:
+        index.close()
+    return frame.assign(
+        ycsb_text=[str(Path(p).with_suffix(".txt")) for p in frame["raw_json"]],
+        counted=counted(frame, members),
+    )
 
 
 def export(folder: Path, fmt: str, output: Path | None = None) -> Path:

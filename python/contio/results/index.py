@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from contio.errors import DamagedResultsError, ResultsFolderError
+from contio.results import repetitions
 from contio.samplers.phase import COLUMNS as METRIC_COLUMNS
 from contio.sqlite_schema import add_missing_columns
 from contio.sqlite_transaction import immediate_transaction
@@ -242,12 +243,12 @@ class ResultsIndex:
         """Per completed repetition of a cell (every container ok): ops/s summed over its
         containers, in repetition order."""
         rows = self._db.execute(
-            "SELECT repetition, SUM(steady_ops_per_sec) AS ops FROM phases "
-            "WHERE cell_key = ? AND phase = 'run' AND status = 'ok' "
-            "GROUP BY repetition HAVING COUNT(*) = ? ORDER BY repetition",
-            (key, containers),
+            "SELECT repetition, container, status, steady_ops_per_sec FROM phases "
+            "WHERE cell_key = ? AND phase = 'run'",
+            (key,),
         ).fetchall()
-        return [r["ops"] for r in rows]
+        counted = repetitions.complete([dict(r) for r in rows], containers)
+        return [sum(r["steady_ops_per_sec"] for r in found) for found in counted.values()]
 
     def last_repetition(self, key: str) -> int:
         """The highest repetition number any phase of the cell has used."""

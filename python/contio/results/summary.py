@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from contio.results import repetitions
 from contio.results.index import ResultsIndex
 from contio.stats import ConfidenceInterval, confidence_interval, mean, stdev
 from contio.stats.mix_comparison import MixComparison, compare_mixes
@@ -119,20 +121,15 @@ def summary_rows(summaries: list[CellSummary]) -> list[dict[str, Any]]:
 def summarize(index: ResultsIndex) -> list[CellSummary]:
     """One summary per cell of the index, in cell order (cells not yet run included)."""
     phases = index.phases("run")
-    runs: dict[str, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    by_cell: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in phases:
-        if row["status"] == "ok":
-            runs[row["cell_key"]][row["repetition"]].append(row)
+        by_cell[row["cell_key"]].append(row)
     cells = index.cells()
     mixes = {found.cell_key: found for found in compare_mixes(cells, phases)}
     summaries = []
     for cell in cells:
         containers = int(cell["members"])
-        complete = {
-            number: rows
-            for number, rows in sorted(runs[cell["cell_key"]].items())
-            if len(rows) == containers
-        }
+        complete = repetitions.complete(by_cell[cell["cell_key"]], containers)
         reps = list(complete.values())
         flat = [row for rows in reps for row in rows]
         ops = [sum(r["steady_ops_per_sec"] for r in rows) for rows in reps]
@@ -157,7 +154,7 @@ def summarize(index: ResultsIndex) -> list[CellSummary]:
     return summaries
 
 
-def _io_means(reps: list[list[dict[str, Any]]]) -> dict[str, float]:
+def _io_means(reps: list[list[Mapping[str, Any]]]) -> dict[str, float]:
     """Mean over repetitions of the file I/O rates summed over containers ({} for YCSB)."""
     if not reps or any(r["iops"] is None for rows in reps for r in rows):
         return {}
@@ -171,6 +168,6 @@ def _empty() -> ConfidenceInterval:
     return ConfidenceInterval(math.nan, math.nan, 0.95, 0)
 
 
-def _latency_mean(rows: list[dict[str, Any]], column: str) -> float:
+def _latency_mean(rows: list[Mapping[str, Any]], column: str) -> float:
     """Mean over the phases that completed operations (NULL: none did, so no latency)."""
     return mean([r[column] for r in rows if r[column] is not None])
