@@ -24,7 +24,6 @@ from contio.report.assemble import build_report
 from contio.report.findings_section import findings_sections
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
-from findings_asserts import assert_measured_verdict
 from report_fixtures import results_folder
 
 INJECTED = "<script>alert(1)</script>"
@@ -53,7 +52,11 @@ def test_findings_json_round_trips_and_is_rewritten_when_stale(tmp_path):
     assert (data["schema"], data["version"]) == ("contio.findings", 1)
     assert [v["id"] for v in data["verdicts"]] == ["local-vs-other", "not-here"]
     first = data["verdicts"][0]
-    assert_measured_verdict(first)
+    # The recorded run ran its cells in a fixed order, local first, 36 of 36 times: the
+    # order-confounded check rules the comparison out, and the measured outcome stays.
+    assert first["outcome"] == "not valid here"
+    assert [reason.split(":")[0] for reason in first["not_valid"]] == ["order-confounded"]
+    assert "not valid here (measured: inconclusive)" in first["summary"]
     assert first["subject"] == "null, standing in for MongoDB"
     assert {"mean", "mean_against", "ci_low_pct", "ci_high_pct", "p"} <= set(
         first["evidence"][0]["numbers"]

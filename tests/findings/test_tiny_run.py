@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from findings_asserts import assert_measured_verdict
+from findings_asserts import assert_verdict_follows_the_checks
 
 
 def test_a_tiny_run_writes_findings_json(tmp_path, engine):
@@ -33,5 +33,5 @@ def test_a_tiny_run_writes_findings_json(tmp_path, engine):
     found = json.loads((folder / "findings.json").read_text())
     [verdict] = found["verdicts"]
     assert verdict["id"] == "same" and verdict["subject"] == "null, standing in for MongoDB"
-    assert_measured_verdict(verdict)
+    assert_verdict_follows_the_checks(verdict, folder)
     assert verdict["evidence"][0]["numbers"]["n"] == 2

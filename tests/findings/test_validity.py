@@ -69,6 +69,13 @@ def test_the_engines_alone_can_saturate_the_machine():
     assert check.passed is False
 
 
+def test_a_busy_host_with_an_idle_cell_blames_the_other_processes():
+    check = cpu_saturated("cell1", frame(row(1, cpu_percent=96.0, client_cpu_percent=4.0)), META)
+    assert check.passed is False
+    assert "other processes kept the CPU busy: run on a quiet machine" in check.reason
+    assert "fewer threads" not in check.reason
+
+
 def test_a_cell_with_cpu_to_spare_passes_and_one_without_samples_cannot_tell():
     assert cpu_saturated("cell1", frame(row(1)), META).passed is True
     blank = frame(row(1, cpu_percent=None, client_cpu_percent=None))

@@ -69,12 +69,13 @@ def test_engine_threads_spinning_on_every_core_are_flagged(tmp_path, engine):
 def test_one_mostly_sleeping_thread_is_not(tmp_path, engine):
     # 20 ms per operation: about 50 operations/s, next to no CPU.
     check = cpu_check(tmp_path, threads=1, delay_us=20_000)
+    # What the run measured: the engine barely used a core.
     assert check.measured["process_cpu_percent_of_cores"] < 10, check.reason
-    if check.measured["host_cpu_percent"] < 90:  # a quiet machine, as in `make test`
-        assert check.passed is True, check.reason
-    else:  # other work on the machine: flagged, and said to be someone else's
-        assert check.passed is False
-        assert "other processes kept the CPU busy" in check.reason
+    # So the cell is never what saturated the CPU: it passes, or, when other work kept
+    # the host busy meanwhile, that work is named (the rule itself, on constructed
+    # samples: test_validity.py's cpu tests).
+    assert "fewer threads or containers" not in check.reason, check.reason
+    assert check.passed is True or "other processes kept the CPU busy" in check.reason
 
 
 def test_a_small_file_read_through_the_page_cache_is_flagged(tmp_path, engine):
