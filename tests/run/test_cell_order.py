@@ -435,7 +435,7 @@ def test_a_counterbalanced_run_goes_in_two_mirrored_passes_and_resumes_where_it_
 def test_auto_is_priced_from_what_earlier_runs_measured_as_plan_prices_it(
     tmp_path, engine, monkeypatch
 ):
-    from contio.run import runner as runner_module
+    from contio.run import results_setup as runner_module
     from contio.run.measured_prices import MeasuredPhases
 
     data = tmp_path / "data"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contio.experiment.load import parse_spec_text
 from contio.results.index import ResultsIndex
+from contio.run.phase_runner import PhaseRunner
 from contio.run.runner import Runner
 
 SPEC = """
@@ -57,15 +58,15 @@ stop: {rule: fixed-time, seconds: 1, repetitions: 1}
 """
 
 
-class LocationRecorder(Runner):
+class LocationRecorder(PhaseRunner):
     """Notes where each container's data was placed before the runner releases it."""
 
     placed: list[list[str]]
 
-    def _release_data(self) -> None:
+    def release_data(self) -> None:
         if self._loaded is not None:
             self.placed.append([str(loc.path) for loc in self._loaded.locations])
-        super()._release_data()
+        super().release_data()
 
 
 def test_a_mix_member_with_its_own_backend_keeps_its_data_there(tmp_path, engine):
@@ -73,10 +74,12 @@ def test_a_mix_member_with_its_own_backend_keeps_its_data_there(tmp_path, engine
     a.mkdir(), b.mkdir()
     text = MIX_SPEC.replace("path: A", f"path: {a}").replace("path: B", f"path: {b}")
     spec = parse_spec_text(text, "places.yaml", tmp_path)
-    runner = LocationRecorder(spec, text, tmp_path / "out")
-    runner.placed = []
+    runner = Runner(spec, text, tmp_path / "out")
+    recorder = LocationRecorder(spec, "places")
+    recorder.placed = []
+    runner.phases = recorder
     outcome = runner.run()
     assert outcome.folder is not None
-    [(writer, reader)] = runner.placed
+    [(writer, reader)] = recorder.placed
     assert writer.startswith(str(b)) and reader.startswith(str(a))
     assert list(a.iterdir()) == [] and list(b.iterdir()) == []  # both released
