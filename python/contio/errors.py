@@ -252,10 +252,6 @@ class NodeUnreachable(MiddlewareError, UsageError):
     anything was started anywhere)."""
 
 
-class YcsbTextError(ContioError):
-    """The text holds no YCSB summary, or a summary line has a value that is not a number."""
-
-
 class CalibrationError(UsageError):
     """A calibration file that cannot be used (exit 2): unreadable, not JSON, another
     schema version, or a field that fails its check."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from contio.cells.executor import ContainerPhase
-from contio.cells.process_executor import ProcessCellExecutor, ops_per_sec_so_far
+from contio.cells.process_executor import ProcessCellExecutor
+from contio.cells.progress import ops_per_sec_so_far, progress_file
 from contio.engine.invocation import interpret_exit
 from contio.qos.io_controls import NoIoController
 from contio.workload.file_kinds import EngineCall
@@ -13,14 +14,14 @@ from contio.workload.files import WorkloadRef, packaged_workloads
 from contio.workload.kinds import KINDS
 
 
-def test_status_lines_give_the_ops_so_far(tmp_path):
-    stderr = tmp_path / "e"
-    stderr.write_text(
-        "Command line: x\n"
-        "2026-11-22 22:30:10:123 1 sec: 1000 operations; 1000.0 current ops/sec; [READ: Count=1]\n"
-        "2026-11-22 22:30:11:123 2 sec: 3000 operations; 2000.0 current ops/sec; [READ: Count=2]\n"
+def test_progress_lines_give_the_ops_so_far(tmp_path):
+    progress = tmp_path / "e.progress.jsonl"
+    progress.write_text(
+        '{"elapsed_s": 1.0, "operations": 1000, "ops_per_sec": 1000.0}\n'
+        '{"elapsed_s": 2.0, "operations": 3000, "ops_per_sec": 1500.0}\n'
+        '{"elapsed_s": 3.0, "oper'  # a line still being written
     )
-    assert ops_per_sec_so_far(stderr) == 1500.0
+    assert ops_per_sec_so_far(progress) == 1500.0
     assert ops_per_sec_so_far(tmp_path / "absent") is None
 
 
@@ -63,4 +64,7 @@ def test_containers_of_a_phase_run_together(tmp_path, engine):
         datetime.fromisoformat(r.started_at.replace("Z", "+00:00")) for r in results
     )
     assert (second - first).total_seconds() < 3
-    assert any(rate > 0 for rate in seen)  # the status lines reached the display
+    assert any(rate > 0 for rate in seen)  # the progress lines reached the display
+    for c in containers:  # written by the engine itself, as JSON lines
+        last = progress_file(c.json).read_text().splitlines()[-1]
+        assert '"ops_per_sec":' in last and '"operations":' in last

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from contio.engine.result import read_result
-from contio.parsers.ycsb_text import parse_ycsb_text
 from contio.stats import mean
+from ycsb_text import parse_ycsb_text
 
 
 def contio(*args: str | Path, **kwargs) -> subprocess.Popen[str]:

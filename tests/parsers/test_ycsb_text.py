@@ -4,8 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from contio.errors import YcsbTextError
-from contio.parsers.ycsb_text import parse_ycsb_text
+from ycsb_text import YcsbTextError, parse_ycsb_text
 
 DATA = Path(__file__).parent.parent / "data" / "ycsb"
 

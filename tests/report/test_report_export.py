@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from report_fixtures import results_folder
 
-from contio.parsers.ycsb_text import parse_ycsb_text
+from ycsb_text import parse_ycsb_text
 
 READERS = {
     "csv": pd.read_csv,

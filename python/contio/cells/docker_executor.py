@@ -37,7 +37,7 @@ from docker.models.containers import Container
 from contio.cells.bindings import EngineBinding
 from contio.cells.engine_client import ENGINE_UID, engine_container
 from contio.cells.executor import ContainerPhase, DataSession, RunContext, StatusCallback
-from contio.cells.process_executor import ops_per_sec_in
+from contio.cells.progress import PROGRESS_ENV, ops_per_sec_so_far, progress_file
 from contio.cells.servers import Server, ServerRequest, exit_code, remove_servers, start_servers
 from contio.cells.watch import Client, release_at_barrier, watch
 from contio.containers.data_location import DataLocation, DockerVolume, HostPath
@@ -182,6 +182,7 @@ class DockerCellExecutor:
                     and server.binding is not None
                     and server.binding.host_network,
                     mem_limit=c.memory_limit,
+                    environment={PROGRESS_ENV: str(progress_file(c.json))},
                 )  # fmt: skip
                 created.append((c, self.runtime.create(spec)))
             for _, container in created:
@@ -312,7 +313,7 @@ class _Status:
     def __init__(
         self, created: list[tuple[ContainerPhase, Container]], on_status: StatusCallback | None
     ):
-        self._containers = [ctr for _, ctr in created]
+        self._phases = [c for c, _ in created]
         self._on_status = on_status
         self._next = time.monotonic() + STATUS_EVERY_S
 
@@ -320,14 +321,8 @@ class _Status:
         if self._on_status is None or time.monotonic() < self._next:
             return
         self._next = time.monotonic() + STATUS_EVERY_S
-        total = 0.0
-        for container in self._containers:
-            try:
-                tail = container.logs(stdout=False, stderr=True, tail=4)
-            except docker.errors.APIError:
-                continue
-            total += ops_per_sec_in(tail) or 0.0
-        self._on_status(total)
+        rates = [ops_per_sec_so_far(progress_file(c.json)) for c in self._phases]
+        self._on_status(sum(r for r in rates if r is not None))
 
 
 def _code(container: Container) -> int:

@@ -97,6 +97,7 @@ def engine_container(
     mounts: list[DataMount],
     host_network: bool = False,
     mem_limit: str | None = None,
+    environment: dict[str, str] | None = None,
 ) -> ContainerSpec:
     """One engine phase as a container: `contio/engine` (its entrypoint is the engine)
     with `args`, as the image's unprivileged user, read-only root, no capabilities; in
@@ -112,6 +113,7 @@ def engine_container(
         read_only=True,
         host_network=host_network,
         mem_limit=mem_limit,
+        environment=environment or {},
     )
 
 

@@ -15,7 +15,6 @@ runtime are refused before anything runs (`contio.experiment.cell_checks`).
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from contio.cells.executor import ContainerPhase, DataSession, RunContext, StatusCallback
+from contio.cells.progress import PROGRESS_ENV, ops_per_sec_so_far, progress_file
 from contio.containers.data_location import DataLocation, HostPath
 from contio.errors import Interrupted, UsageError
 from contio.experiment.matrix import Member
@@ -38,7 +38,6 @@ from contio.signals import interrupts_deferred
 POLL_SECONDS = 0.25
 PARENT_ENV = "CONTIO_ENGINE_PARENT"
 """Names the process an engine must not outlive (`crates/engine/src/parent.rs`)."""
-_STATUS = re.compile(rb"(\d+) sec: (\d+) operations;")
 
 
 class ProcessCellExecutor:
@@ -107,7 +106,7 @@ class ProcessCellExecutor:
                         "stdout": out,
                         "stderr": err,
                         "start_new_session": True,
-                        "env": engine_environment(),
+                        "env": engine_environment(container),
                     }
                     # Held until the child is in `children`, so an interrupt always
                     # finds every started engine to stop.
@@ -147,7 +146,7 @@ class ProcessCellExecutor:
     ) -> list[int]:
         while running := [child for child in children if child.poll() is None]:
             if on_status is not None:
-                rates = [ops_per_sec_so_far(c.stderr) for c in containers]
+                rates = [ops_per_sec_so_far(progress_file(c.json)) for c in containers]
                 on_status(sum(r for r in rates if r is not None))
             # Wait on a running child rather than sleeping: the phase ends as soon as
             # its last child exits (a fixed sleep added up to POLL_SECONDS to every
@@ -174,32 +173,15 @@ class ProcessCellExecutor:
                 _kill(child)
 
 
-def engine_environment() -> dict[str, str]:
+def engine_environment(container: ContainerPhase | None = None) -> dict[str, str]:
     """The engines' environment: ours, and this process as the parent they must not
     outlive. They run in their own sessions, so without it a SIGKILLed contio would leave
     them running (the engine then asks for SIGKILL when its parent exits; this is forked
     from the main thread, as the kernel's parent-death signal needs)."""
-    return {**os.environ, PARENT_ENV: str(os.getpid())}
-
-
-def ops_per_sec_so_far(stderr: Path) -> float | None:
-    """Ops/s since the phase started, from the last status line in an engine's stderr."""
-    try:
-        with stderr.open("rb") as src:
-            src.seek(max(0, stderr.stat().st_size - 8192))
-            tail = src.read()
-    except OSError:
-        return None
-    return ops_per_sec_in(tail)
-
-
-def ops_per_sec_in(tail: bytes) -> float | None:
-    """Ops/s since the phase started, from the last status line in `tail` (engine stderr)."""
-    found = _STATUS.findall(tail)
-    if not found:
-        return None
-    seconds, operations = (int(x) for x in found[-1])
-    return operations / seconds if seconds else None
+    env = {**os.environ, PARENT_ENV: str(os.getpid())}
+    if container is not None:
+        env[PROGRESS_ENV] = str(progress_file(container.json))
+    return env
 
 
 def _kill(child: subprocess.Popen[bytes]) -> None:

@@ -17,6 +17,7 @@ use super::hdr_log::HdrLog;
 use super::histogram::{add_interval, new_total, IntervalHistogram, TotalHistogram};
 use super::measurement_type::{MeasurementInterval, MeasurementType, Part};
 use super::operation::{Operation, Slot};
+use super::progress_log::ProgressLog;
 use super::recorder::{Interval, ReturnCounts};
 use super::status_line::{self, StatusInput};
 use crate::target::Status;
@@ -189,6 +190,8 @@ pub struct Collector {
     /// The phase start and the start of the current status window.
     origin: Option<Instant>,
     window_start: Option<Instant>,
+    /// `CONTIO_ENGINE_PROGRESS`: each status window as a JSON line.
+    progress_log: ProgressLog,
 }
 
 impl Collector {
@@ -204,6 +207,7 @@ impl Collector {
             reporting: Reporting::default(),
             origin: None,
             window_start: None,
+            progress_log: ProgressLog::from_env(),
         }
     }
 
@@ -405,6 +409,8 @@ impl Collector {
             interval: self.reporting.interval,
             label: &self.reporting.label,
         };
+        self.progress_log
+            .write(input.elapsed, input.total_operations);
         if let Some(format) = &self.reporting.status_format {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{}", format(&input)).and_then(|()| out.flush());

@@ -27,6 +27,7 @@ pub mod histogram;
 pub mod java_format;
 pub mod measurement_type;
 pub mod operation;
+pub mod progress_log;
 pub mod recorder;
 pub mod report;
 pub mod status_line;

@@ -1,4 +1,6 @@
-"""Parser of YCSB's final text summary, written from the format.
+"""Parser of YCSB's final text summary, written from the format: a test helper (the tests read
+YCSB 0.17's real output and the engine's text with it; contio itself reads only the engine's
+JSON document and progress lines).
 
 The summary is a series of lines `[SECTION], Name, value`: `[OVERALL]` holds the
 run time and throughput, garbage-collector sections hold JVM counters, and one
@@ -14,7 +16,10 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from contio.errors import YcsbTextError
+
+class YcsbTextError(Exception):
+    """The text holds no YCSB summary, or a summary line has a value that is not a number."""
+
 
 # `[SECTION], Name, value`; the section may contain anything but a closing bracket.
 _LINE = re.compile(r"^\[(?P<section>[^\]]+)\],\s*(?P<name>[^,]+?)\s*,\s*(?P<value>\S+)\s*$")
