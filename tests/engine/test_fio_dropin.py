@@ -261,3 +261,19 @@ def test_the_document_has_fios_figures_and_a_series(engine: Path, tmp_path: Path
     assert sum(seconds) == reads
     assert all(s["by_type"]["READ"]["p50"] > 0 for s in doc["timeseries"])
     assert not list(tmp_path.glob(".contio-fio-*")), "the latency logs are removed"
+
+
+def test_a_reported_group_is_timed_by_the_wall_clock(engine: Path, tmp_path: Path) -> None:
+    # group_reporting sums job_runtime over the group's jobs (2 jobs of 2 s: 4000 ms);
+    # the rate of the group is over the 2 s they ran side by side, as fio's own iops.
+    job = _job(
+        tmp_path,
+        "size=16m\nbs=4k\nruntime=2\ntime_based\nnumjobs=2\ngroup_reporting\n[r]\nrw=randread\n",
+    )
+    done = _engine(engine, str(job), "-json", "doc.json", cwd=tmp_path)
+    doc = json.loads((tmp_path / "doc.json").read_text())
+    assert doc["status"] == "ok", done.stderr
+    assert 1900 <= doc["runtime_ms"] <= 2300, doc["runtime_ms"]
+    rate = doc["operations"] / (doc["runtime_ms"] / 1000)
+    assert doc["throughput_ops_per_sec"] == pytest.approx(rate, rel=0.01)
+    assert doc["io"]["reads_per_sec"] == pytest.approx(rate, rel=0.01)

@@ -32,7 +32,7 @@ fn runtime_ms(report: &FioReport) -> f64 {
     let mut groups: BTreeMap<u64, u64> = BTreeMap::new();
     for job in &report.jobs {
         let longest = groups.entry(job.groupid).or_insert(0);
-        *longest = (*longest).max(job.job_runtime);
+        *longest = (*longest).max(job.wall_ms());
     }
     groups.values().sum::<u64>() as f64
 }
@@ -132,7 +132,7 @@ fn io_object(report: &FioReport, seconds: f64, cache_dropped: bool) -> serde_jso
         })).collect::<Vec<_>>(),
         "threads": report.jobs.iter().map(|j| json!({
             "events": j.read.total_ios + j.write.total_ios + j.trim.total_ios,
-            "busy_ms": j.job_runtime as f64,
+            "busy_ms": j.wall_ms() as f64,
             "bytes_read": j.read.io_bytes,
             "bytes_written": j.write.io_bytes,
         })).collect::<Vec<_>>(),

@@ -76,7 +76,8 @@ pub fn read_logs(dir: &Path) -> Seconds {
 /// second `runtime_ms` ended in (at least the one after the last logged).
 fn add_unlogged_tail(seconds: &mut Seconds, report: &FioReport, runtime_ms: f64) {
     let last = seconds.keys().map(|(t, _)| *t).max().unwrap_or(0);
-    let end = ((runtime_ms / 1000.0).ceil() as u64).max(last + 1);
+    // Rounded, not ceiled: fio reports a 3 s job as 3001 ms.
+    let end = ((runtime_ms / 1000.0).round() as u64).max(last + 1);
     for name in [READ, WRITE, TRIM] {
         let mut tail = series::bins_of(report, name);
         for ((_, logged_name), bins) in seconds.iter() {
