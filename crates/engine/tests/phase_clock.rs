@@ -7,7 +7,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use contio_engine::client::{run_phase, ClientConfig, PhaseStatus, StopFlag};
+use contio_engine::client::{run_phase, ClientConfig, PhaseOutcome, PhaseStatus, StopFlag};
 use contio_engine::error::TargetError;
 use contio_engine::properties::Properties;
 use contio_engine::target::{Record, Session, Status, TargetDriver};
@@ -69,14 +69,11 @@ impl Session for Immediate {
     }
 }
 
-#[test]
-fn the_clock_starts_after_every_session_is_open() {
+/// Runs a phase of `properties` on a `SlowToConnect` target; the outcome and the
+/// instants its sessions opened.
+fn run_slow(properties: &[(&str, &str)]) -> (PhaseOutcome, Vec<SystemTime>) {
     let mut p = Properties::new();
-    for (k, v) in [
-        ("recordcount", "100"),
-        ("operationcount", "400"),
-        ("threadcount", "8"),
-    ] {
+    for &(k, v) in properties {
         p.set(k, v);
     }
     let workload = CoreWorkload::new(CoreConfig::from_properties(&p).unwrap(), Phase::Run).unwrap();
@@ -90,18 +87,34 @@ fn the_clock_starts_after_every_session_is_open() {
         &client,
         &StopFlag::new(),
     );
-    assert_eq!(outcome.status, PhaseStatus::Ok);
-    assert_eq!(outcome.measurements.operations, 400);
-    let opened = target.opened.lock().unwrap();
-    assert_eq!(opened.len(), 8);
+    let opened = target.opened.lock().unwrap().clone();
+    (outcome, opened)
+}
+
+/// The clock started after the last session opened.
+fn assert_started_after(outcome: &PhaseOutcome, opened: &[SystemTime]) {
     let last_open = *opened.iter().max().unwrap();
     assert!(
         outcome.started_at >= last_open,
-        "the phase started {:?} before the last session was open",
+        "the clock started {:?} before the last of {} sessions was open",
         last_open
             .duration_since(outcome.started_at)
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        opened.len()
     );
+}
+
+#[test]
+fn the_clock_starts_after_every_session_is_open() {
+    let (outcome, opened) = run_slow(&[
+        ("recordcount", "100"),
+        ("operationcount", "400"),
+        ("threadcount", "8"),
+    ]);
+    assert_eq!(outcome.status, PhaseStatus::Ok);
+    assert_eq!(outcome.measurements.operations, 400);
+    assert_eq!(opened.len(), 8);
+    assert_started_after(&outcome, &opened);
 }
 
 fn run_json(dir_name: &str, args: &[&str]) -> Value {
@@ -174,38 +187,16 @@ fn four_thousand_threads_are_all_open_before_the_clock_starts() {
     // measured 3.3 to 3.5 s. The engine clamps the runtime it reports to the
     // limit, so the reported runtime cannot show it: what must hold is that the
     // clock starts after the last session opened.
-    let mut p = Properties::new();
-    for (k, v) in [
+    let (outcome, opened) = run_slow(&[
         ("recordcount", "1000"),
         ("operationcount", "0"),
         ("maxexecutiontime", "3"),
         ("threadcount", "4096"),
-    ] {
-        p.set(k, v);
-    }
-    let workload = CoreWorkload::new(CoreConfig::from_properties(&p).unwrap(), Phase::Run).unwrap();
-    let client = ClientConfig::from_properties(&p, false).unwrap();
-    let target = Arc::new(SlowToConnect::default());
-    let outcome = run_phase(
-        Phase::Run,
-        Arc::new(workload),
-        target.clone(),
-        "slow",
-        &client,
-        &StopFlag::new(),
-    );
+    ]);
     assert_eq!(outcome.status, PhaseStatus::Ok);
     assert_eq!(outcome.threads, 4096);
-    let opened = target.opened.lock().unwrap();
     assert_eq!(opened.len(), 4096);
-    let last_open = *opened.iter().max().unwrap();
-    assert!(
-        outcome.started_at >= last_open,
-        "the clock started {:?} before the last of 4096 sessions was open",
-        last_open
-            .duration_since(outcome.started_at)
-            .unwrap_or_default()
-    );
+    assert_started_after(&outcome, &opened);
     assert_eq!(outcome.runtime, Duration::from_secs(3));
 }
 
