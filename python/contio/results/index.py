@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from contio.errors import DamagedResultsError, ResultsFolderError
-from contio.results import repetitions
+from contio.results.repetitions import complete as counted_repetitions
 from contio.samplers.phase import COLUMNS as METRIC_COLUMNS
 from contio.sqlite_schema import add_missing_columns
 from contio.sqlite_transaction import immediate_transaction
@@ -247,7 +247,7 @@ class ResultsIndex:
             "WHERE cell_key = ? AND phase = 'run'",
             (key,),
         ).fetchall()
-        counted = repetitions.complete([dict(r) for r in rows], containers)
+        counted = counted_repetitions([dict(r) for r in rows], containers)
         return [sum(r["steady_ops_per_sec"] for r in found) for found in counted.values()]
 
     def last_repetition(self, key: str) -> int:

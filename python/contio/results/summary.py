@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from contio.results import repetitions
 from contio.results.index import ResultsIndex
+from contio.results.repetitions import complete as counted_repetitions
 from contio.stats import ConfidenceInterval, confidence_interval, mean, stdev
 from contio.stats.mix_comparison import MixComparison, compare_mixes
 
@@ -129,7 +129,7 @@ def summarize(index: ResultsIndex) -> list[CellSummary]:
     summaries = []
     for cell in cells:
         containers = int(cell["members"])
-        complete = repetitions.complete(by_cell[cell["cell_key"]], containers)
+        complete = counted_repetitions(by_cell[cell["cell_key"]], containers)
         reps = list(complete.values())
         flat = [row for rows in reps for row in rows]
         ops = [sum(r["steady_ops_per_sec"] for r in rows) for rows in reps]
