@@ -44,17 +44,14 @@ def complete_frame(frame: Any, members: int) -> Any:
 
 def counted(frame: Any, members: Mapping[str, int]) -> list[bool]:
     """Per row of a run-phase frame of several cells (`cell_key` → its containers in
-    `members`): whether the row is part of a repetition that counts."""
-    keep: set[tuple[str, int, int]] = set()
+    `members`): whether the row is an ok row of a repetition that counts."""
+    keep: set[tuple[str, int]] = set()
     for key, rows in frame.groupby("cell_key"):
-        chosen = complete_frame(rows, members.get(str(key), 0))
-        keep |= {
-            (str(key), int(r), int(c))
-            for r, c in zip(chosen["repetition"], chosen["container"], strict=True)
-        }
+        records = rows[["status", "repetition", "container"]].to_dict("records")
+        keep |= {(str(key), number) for number in complete(records, members.get(str(key), 0))}
     return [
-        status == OK and (str(k), int(r), int(c)) in keep
-        for k, r, c, status in zip(
-            frame["cell_key"], frame["repetition"], frame["container"], frame["status"], strict=True
+        status == OK and (str(k), int(r)) in keep
+        for k, r, status in zip(
+            frame["cell_key"], frame["repetition"], frame["status"], strict=True
         )
     ]
