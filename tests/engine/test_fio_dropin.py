@@ -26,6 +26,11 @@ import pytest
 FIO = shutil.which("fio")
 pytestmark = pytest.mark.skipif(FIO is None, reason="needs fio (make setup installs it)")
 TIMEOUT = 120
+TRIES = 3
+"""Runs of the engine before its failure counts. fio fails some examples on its own
+now and then, with the report options the engine gives it: netio (its two sides in
+one file) 5 of 60 runs of fio 3.33 (reset, hung) on 2026-12-03, exec an assertion
+in fio's io_u queue. An engine that breaks an example fails every try."""
 MIN_RUNNABLE = 20
 """Examples fio 3.33 runs on this machine after capping: 38 of 86 (the rest need a
 device, an engine or a server this machine lacks). Fewer means the capping broke."""
@@ -90,17 +95,18 @@ def _run_example(engine: Path, example: Path, root: Path) -> tuple[str, object]:
     report = _fio_json(ran.stdout)
     if ran.returncode != 0 or report is None or any(j["error"] for j in report["jobs"]):
         return "skip", f"fio fails here: {(ran.stderr or ran.stdout)[-160:].strip()}"
-    try:
-        done = _bounded([str(engine), "fio", "job.fio", "-json", "doc.json"], folders[1])
-    except subprocess.TimeoutExpired:
-        # The network examples (netio, a client and a server in one file) sometimes
-        # never connect, under fio too: each side gets a second try.
+    done, doc = None, None
+    for _ in range(TRIES):
         try:
             done = _bounded([str(engine), "fio", "job.fio", "-json", "doc.json"], folders[1])
         except subprocess.TimeoutExpired:
-            return _fio_finishes_again(example, folders[0])
-    doc_path = folders[1] / "doc.json"
-    doc = json.loads(doc_path.read_text()) if doc_path.exists() else None
+            continue
+        doc_path = folders[1] / "doc.json"
+        doc = json.loads(doc_path.read_text()) if doc_path.exists() else None
+        if done.returncode == 0 and doc is not None and doc["status"] == "ok":
+            break
+    if done is None:
+        return _fio_finishes_again(example, folders[0])
     return "ran", (report["jobs"], doc, done.returncode, done.stderr[-400:])
 
 
