@@ -16,7 +16,7 @@ from contio.errors import QosConfigError
 from contio.gluster.local_cluster import cluster_root
 from contio.host.process import start_ticks
 from contio.host.undo_journal import UndoJournal
-from contio.middleware import deployment
+from contio.middleware import deployment, ssh_agents
 from contio.middleware.deployment import Deployment, Started
 
 
@@ -51,12 +51,12 @@ def test_qos_down_stops_it_and_forgets_the_journal_entry(started):
 
 def test_the_coordinators_address_for_an_inventory():
     # Default: the address this machine reaches the first host from (no packet sent).
-    assert deployment._listen_address(None, "127.0.0.1") == ("127.0.0.1", None)
-    assert deployment._listen_address("10.0.0.5:24100", "x") == ("10.0.0.5", 24100)
-    assert deployment._listen_address("10.0.0.5", "x") == ("10.0.0.5", None)
+    assert ssh_agents.listen_address(None, "127.0.0.1") == ("127.0.0.1", None)
+    assert ssh_agents.listen_address("10.0.0.5:24100", "x") == ("10.0.0.5", 24100)
+    assert ssh_agents.listen_address("10.0.0.5", "x") == ("10.0.0.5", None)
     for bad in ("10.0.0.5:http", ":80", "10.0.0.5:70000"):
         with pytest.raises(QosConfigError, match="--listen"):
-            deployment._listen_address(bad, "x")
+            ssh_agents.listen_address(bad, "x")
 
 
 def test_qos_up_refuses_bad_input_before_contacting_any_host(tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -123,3 +124,21 @@ def detach(pid_file: PidFile, log: Path) -> Callable[[str | None], None]:
             pipe.write(error if error is not None else json.dumps(me.__dict__))
 
     return tell
+
+
+def spawn(argv: list[str], log: Path) -> Started:
+    """`argv` in a session of its own (it outlives the caller), its output in `log`."""
+    # The same contio the caller runs (a source tree or an installed package).
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    with open(log, "ab") as out:
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                 start_new_session=True, env=env)  # fmt: skip
+    return Started(child.pid, start_ticks(child.pid) or 0)
+
+
+def log_tail(log: Path, lines: int = 3) -> str:
+    try:
+        text = log.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return "no log"
+    return " | ".join(text[-lines:]) or "log empty"

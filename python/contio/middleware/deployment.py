@@ -8,10 +8,9 @@ own sessions: they outlive the command, and `down` stops them (SIGTERM: an agent
 its VNodes on the way out). What `up` started is kept in `<cluster>/qos/deployment.json`
 with each process's start time, so `down` never signals a recycled PID.
 
-On real hosts (`up_inventory`, an SSH inventory) the coordinator runs here, on an
-address the nodes reach, and each host's agent is started over SSH as a daemon
-(`contio qos agent --daemon`, the secret on its stdin); `down` stops each over SSH
-(`contio qos stop-agent`). Such a deployment is kept under `<state>/qos-inventories/`.
+On real hosts (`up_inventory`, an SSH inventory; `ssh_agents` does the SSH) the
+coordinator runs here and each host's agent is a daemon there. Such a deployment is
+kept under `<state>/qos-inventories/`.
 
 `up` checks everything it can before it changes anything (policy name, capacity, on
 real hosts that every node runs contio over SSH), then waits for every agent's first
@@ -25,30 +24,24 @@ import json
 import os
 import re
 import socket
-import subprocess
 import sys
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 from contio.errors import (
     AgentsDidNotReport,
     MiddlewareError,
     MiddlewareNotUp,
-    NodeUnreachable,
     QosConfigError,
 )
 from contio.gluster.inventory import SshCluster
 from contio.gluster.local_cluster import LocalCluster, cluster_root
-from contio.gluster.node_access import SshNode
-from contio.host.process import start_ticks
 from contio.host.state_dir import state_root
 from contio.host.undo_journal import Entry, UndoJournal
 from contio.host.waiting import poll_until
+from contio.middleware import ssh_agents
 from contio.middleware.auth import new_secret, read_secret
-from contio.middleware.daemon import Started, stop_process
+from contio.middleware.daemon import Started, log_tail, spawn, stop_process
 from contio.middleware.disk_names import disk_node, node_of
 from contio.middleware.http_api import CoordinatorClient
 from contio.middleware.lost_agents import remove_left_by
@@ -59,12 +52,9 @@ COORDINATOR_PORT = 24080
 STORE_FILE = "coordinator.sqlite"
 """The coordinator's tenants, policy and nodes, in `middleware_root`."""
 START_TIMEOUT = 20.0
-SSH_TIMEOUT = 120.0
-"""Seconds one SSH command of `up`/`down` may take (a calibration reads 64 MiB)."""
 CALIBRATION_BYTES = 64 << 20
 INVENTORY_NAME = r"[a-z][a-z0-9-]{0,31}"
 """The name an inventory's deployment is kept and found under (`--cluster`)."""
-T = TypeVar("T")
 
 
 @dataclass
@@ -198,13 +188,15 @@ def up_inventory(
     cluster = SshCluster.load(inventory)
     _refuse_second(name)
     nodes = cluster.nodes()
-    host, port = _listen_address(listen, nodes[0].address)
+    host, port = ssh_agents.listen_address(listen, nodes[0].address)
     command = cluster.inventory.contio_command
-    _check_nodes_run_contio(nodes, command)
+    ssh_agents.check_nodes_run_contio(nodes, command)
     bricks = cluster.brick_roots()
     capacities = {
         disk_node(node_name(i), k): rate
-        for i, rates in enumerate(_capacities(nodes, command, bricks, capacity_bps), start=1)
+        for i, rates in enumerate(
+            ssh_agents.capacities(nodes, command, bricks, capacity_bps, CALIBRATION_BYTES), start=1
+        )
         for k, rate in enumerate(rates, start=1)
     }
     directory = middleware_root(name, remote=True)
@@ -217,12 +209,13 @@ def up_inventory(
         deployment.client.set_policy(policy)
 
         def start(index: int) -> None:
-            started = _start_remote_agent(deployment, index, nodes[index - 1], command,
-                                          bricks[index - 1], secret)  # fmt: skip
-            deployment.agents[node_name(index)] = started
+            name, node = node_name(index), nodes[index - 1]
+            arguments = _agent_arguments(deployment, name, node.address, bricks[index - 1], "-")
+            started = ssh_agents.start_agent(node, name, command, arguments, secret)
+            deployment.agents[name] = started
 
         try:
-            _on_every_node(start, range(1, len(nodes) + 1))
+            ssh_agents.on_every_node(start, range(1, len(nodes) + 1))
         finally:
             deployment.save()  # what did start, so a failure below stops it
         _wait_for_reports(deployment)
@@ -230,119 +223,6 @@ def up_inventory(
         _stop_all(deployment)
         raise
     return deployment
-
-
-def _listen_address(listen: str | None, first_node: str) -> tuple[str, int | None]:
-    """HOST and PORT (None: the usual one if free) for the coordinator."""
-    if listen is None:
-        # The address this machine sends from towards the node (no packet is sent).
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            try:
-                probe.connect((first_node, 9))
-            except OSError as exc:
-                raise QosConfigError(
-                    "--listen", f"no route to {first_node} ({exc}): give HOST:PORT the nodes reach"
-                ) from None
-            return str(probe.getsockname()[0]), None
-    host, sep, port = listen.rpartition(":")
-    if not sep:
-        return listen, None
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise QosConfigError("--listen", f"must be HOST or HOST:PORT, not {listen!r}")
-    return host, int(port)
-
-
-def _on_every_node(work: Callable[[int], T], indexes: Sequence[int]) -> list[T]:
-    """`work(i)` for every node index at once (each is an SSH round trip); the first
-    failure is raised once all have ended."""
-    with ThreadPoolExecutor(max_workers=max(1, len(indexes))) as pool:
-        futures = [pool.submit(work, i) for i in indexes]
-    return [f.result() for f in futures]
-
-
-def _ssh(node: SshNode, argv: list[str], stdin: str | None = None) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(node.argv(argv), input=stdin, capture_output=True, text=True,
-                              timeout=SSH_TIMEOUT, check=False)  # fmt: skip
-    except subprocess.TimeoutExpired:
-        return subprocess.CompletedProcess(argv, 255, "", f"no answer in {SSH_TIMEOUT:.0f} s")
-
-
-def _failure(proc: subprocess.CompletedProcess) -> str:
-    lines = (proc.stderr or proc.stdout or "").strip().splitlines()
-    return lines[-1] if lines else f"exit {proc.returncode}"
-
-
-def _check_nodes_run_contio(nodes: Sequence[SshNode], command: list[str]) -> None:
-    """Every host answers over SSH and has contio; else exit 2 naming each that does not."""
-
-    def probe(index: int) -> str | None:
-        proc = _ssh(nodes[index - 1], [*command, "--version"])
-        if proc.returncode == 0:
-            return None
-        return f"node {index} ({nodes[index - 1].ssh_target}): {_failure(proc)}"
-
-    problems = [p for p in _on_every_node(probe, range(1, len(nodes) + 1)) if p]
-    if problems:
-        raise NodeUnreachable(
-            f"inventory.nodes: cannot run `{' '.join(command)}` over SSH on "
-            + "; ".join(problems)
-            + " (check ssh_options, and contio_command: contio must be installed there)"
-        )
-
-
-def _capacities(
-    nodes: Sequence[SshNode], command: list[str], bricks: list[list[str]], given: float | None
-) -> list[list[float]]:
-    """Per node, per brick disk: the given capacity, or each disk measured there."""
-    if given is not None:
-        return [[given] * len(disks) for disks in bricks]
-
-    def measure(index: int) -> list[float]:
-        disks = [w for d in bricks[index - 1] for w in ("--disk", d)]
-        proc = _ssh(nodes[index - 1], [*command, "qos", "calibrate", "--bytes",
-                                       str(CALIBRATION_BYTES), *disks])  # fmt: skip
-        if proc.returncode != 0:
-            raise MiddlewareError(f"calibrating node {index}'s disks failed: {_failure(proc)}")
-        return [float(rate) for rate in json.loads(proc.stdout.strip().splitlines()[-1])]
-
-    return _on_every_node(measure, range(1, len(nodes) + 1))
-
-
-def _start_remote_agent(
-    deployment: Deployment, index: int, node: SshNode, command: list[str],
-    disks: list[str], secret: str,
-) -> Started:  # fmt: skip
-    """`contio qos agent --daemon` on the node's host, its secret on stdin."""
-    name = node_name(index)
-    arguments = _agent_arguments(deployment, name, node.address, disks, "-")
-    argv = [*command, "qos", *arguments, "--daemon"]
-    proc = _ssh(node, argv, stdin=secret + "\n")
-    if proc.returncode != 0:
-        raise MiddlewareError(f"the agent of {name} ({node.ssh_target}) did not start: "
-                              f"{_failure(proc)}")  # fmt: skip
-    return Started(**json.loads(proc.stdout.strip().splitlines()[-1]))
-
-
-def _stop_remote_agents(deployment: Deployment) -> list[str]:
-    """`contio qos stop-agent` on every host that runs one, and what each said (a dead
-    agent's leftovers removed there); a host that cannot be reached is named (its agent
-    keeps its last shares, fail-static, until stopped there)."""
-    assert deployment.inventory is not None
-    cluster = SshCluster.load(Path(deployment.inventory))
-    nodes, command = cluster.nodes(), cluster.inventory.contio_command
-    running = [i for i in range(1, len(nodes) + 1) if node_name(i) in deployment.agents]
-
-    def stop(index: int) -> subprocess.CompletedProcess:
-        name = node_name(index)
-        return _ssh(nodes[index - 1], [*command, "qos", "stop-agent", "--node", name])
-
-    answers = dict(zip(running, _on_every_node(stop, running), strict=True))
-    problems = [f"{node_name(i)}: {_failure(p)}" for i, p in answers.items() if p.returncode]
-    if problems:
-        raise MiddlewareError("could not stop the agent(s) of " + "; ".join(problems))
-    said = [line for p in answers.values() for line in p.stdout.strip().splitlines()]
-    return [line for line in said if "stopped (PID" not in line]  # the news only
 
 
 @dataclass
@@ -385,7 +265,7 @@ def _start_coordinator(deployment: Deployment, secret: str) -> Started:
         "--state", str(deployment.directory / STORE_FILE),
         "--secret-file", str(deployment.directory / "secret"),
     ]  # fmt: skip
-    started = _spawn(argv, deployment.directory / "coordinator.log")
+    started = spawn(argv, deployment.directory / "coordinator.log")
     deployment.coordinator = started
     deployment.save()
     client = CoordinatorClient(deployment.url, secret, timeout=1)
@@ -405,7 +285,7 @@ def _start_coordinator(deployment: Deployment, secret: str) -> Started:
 
 
 def _coordinator_failed(deployment: Deployment) -> AgentsDidNotReport:
-    log = _tail(deployment.directory / "coordinator.log")
+    log = log_tail(deployment.directory / "coordinator.log")
     return AgentsDidNotReport(f"the coordinator did not start: {log}")
 
 
@@ -418,7 +298,7 @@ def _start_agent(
         sys.executable, "-m", "contio.middleware.services",
         *_agent_arguments(deployment, name, address, disks, str(deployment.directory / "secret")),
     ]  # fmt: skip
-    return _spawn(argv, _agent_log(deployment, name))
+    return spawn(argv, _agent_log(deployment, name))
 
 
 def _agent_arguments(
@@ -433,15 +313,6 @@ def _agent_arguments(
         "agent", "--node", name, "--address", address, *per_disk,
         "--coordinator", deployment.url, "--secret-file", secret_file,
     ]  # fmt: skip
-
-
-def _spawn(argv: list[str], log: Path) -> Started:
-    # The same contio the caller runs (a source tree or an installed package).
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    with open(log, "ab") as out:
-        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                 start_new_session=True, env=env)  # fmt: skip
-    return Started(child.pid, start_ticks(child.pid) or 0)
 
 
 def _wait_for_reports(deployment: Deployment) -> None:
@@ -464,7 +335,7 @@ def _wait_for_reports(deployment: Deployment) -> None:
 def _agent_log_tail(deployment: Deployment, disk: str) -> str:
     if deployment.inventory is not None:  # on the host, beside its PID file
         return f"see qos-agents/{node_of(disk)}.log in contio's state directory there"
-    return _tail(_agent_log(deployment, disk))
+    return log_tail(_agent_log(deployment, disk))
 
 
 def _agent_log(deployment: Deployment, disk: str) -> Path:
@@ -494,6 +365,16 @@ def _stop_all(deployment: Deployment) -> list[str]:
     return notes
 
 
+def _stop_remote_agents(deployment: Deployment) -> list[str]:
+    assert deployment.inventory is not None
+    cluster = SshCluster.load(Path(deployment.inventory))
+    nodes = cluster.nodes()
+    running = {
+        i: node_name(i) for i in range(1, len(nodes) + 1) if node_name(i) in deployment.agents
+    }
+    return ssh_agents.stop_agents(nodes, cluster.inventory.contio_command, running)
+
+
 def _free_port(host: str) -> int:
     with socket.socket() as probe:
         try:
@@ -502,11 +383,3 @@ def _free_port(host: str) -> int:
         except OSError:
             probe.bind((host, 0))
             return int(probe.getsockname()[1])
-
-
-def _tail(log: Path, lines: int = 3) -> str:
-    try:
-        text = log.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return "no log"
-    return " | ".join(text[-lines:]) or "log empty"
