@@ -10,7 +10,7 @@ import pytest
 
 from contio.experiment.findings import FindingSpec
 from contio.findings.cell_data import CellData, cell_data
-from contio.findings.comparisons import (
+from contio.findings.evidence import (
     CONTRADICTED,
     INCONCLUSIVE,
     NOT_TESTED,

@@ -1,4 +1,4 @@
-"""The test behind each kind of claim, on one pair of cells, one cell or one series.
+"""The test behind each kind of claim, on one pair of cells or one cell (a series: `trends`).
 
 Every test is one-sided at the claim's α, so its interval is the (1 − 2α) two-sided one
 (90 % for α = 0.05), whose bounds are the one-sided tests' decision points:
@@ -11,12 +11,7 @@ Every test is one-sided at the claim's α, so its interval is the (1 − 2α) tw
   the margin (one of the reversed tests rejects);
 - `share`: per container, TOST of its share of the cell's total against target ± margin
   (percentage points), a one-sample t-test per side over repetitions;
-- `trend`: `contio.stats.saturation_point` / `find_valley` (Fieller intervals), or for
-  `grows` the largest level against the smallest (what would decide it: as for
-  `greater`, the estimate's distance from `min_change`); a `valley` is contradicted when no
-  level falls, or when it falls and every level after the bottom is shown to climb less
-  than `min_change` above it (a fall to the largest level cannot be decided: no level
-  is left to climb);
+- `trend`: in `contio.findings.trends`;
 - `degradation`: the member's throughput in the mix against its standalone cell, a
   `less` test by `by` % (and a `greater` one against 1 − `at_most`), with the loss and
   its interval from `contio.stats.degradation`;
@@ -35,72 +30,35 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as scipy_stats
 
-from contio.experiment.parts import MAX_REPETITIONS
+from contio.findings.evidence import (
+    CONTRADICTED,
+    INCONCLUSIVE,
+    NOT_TESTED,
+    REPRODUCED,
+    Evidence,
+    ToDecide,
+    interval_text,
+    outcome_of,
+    p_text,
+    pct,
+)
 from contio.stats import (
     RelativeDifference,
-    find_valley,
     paired_relative_difference,
     relative_difference,
-    saturation_point,
 )
-from contio.stats.hypothesis import one_sample_p, one_sided_p, repetitions_needed, tost
-from contio.stats.scaling import bounds
-
-REPRODUCED = "reproduced"
-CONTRADICTED = "contradicted"
-INCONCLUSIVE = "inconclusive"
-NOT_VALID = "not valid here"
-NOT_TESTED = "not tested"
-OUTCOMES = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_VALID, NOT_TESTED)
-
-
-@dataclass(frozen=True)
-class ToDecide:
-    """What an inconclusive test lacks: an interval this narrow, this many repetitions."""
-
-    half_width: float
-    """The half-width that would decide, in `unit`."""
-    unit: str
-    """`%` (of the baseline's mean) or `points` (percentage points of a share)."""
-    repetitions: int | None
-    """Repetitions per cell for 80 % power (None: no finite number, the effect is 0)."""
-
-    def text(self) -> str:
-        unit = " %" if self.unit == "%" else " percentage points"
-        if self.repetitions is None:
-            reps = "no number of repetitions decides it: the observed effect sits on the boundary"
-        elif self.repetitions > MAX_REPETITIONS:
-            reps = f"more than {MAX_REPETITIONS} repetitions per cell"
-        else:
-            reps = f"about {self.repetitions} repetitions per cell"
-        return f"a 90 % interval of ±{self.half_width:.1f}{unit} would decide: {reps}"
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """One test of a claim: its outcome, the numbers behind it and a sentence."""
-
-    label: str
-    outcome: str
-    text: str
-    cells: tuple[str, ...]
-    """Keys of the cells it used."""
-    numbers: dict[str, float | str | None] = field(default_factory=dict)
-    to_decide: ToDecide | None = None
-
-
-def _outcome(p_claim: float, p_opposite: float, alpha: float, alpha_against: float) -> str:
-    """The claim shown at alpha, else its opposite at alpha_against, else neither."""
-    if p_claim < alpha:
-        return REPRODUCED
-    if p_opposite < alpha_against:
-        return CONTRADICTED
-    return INCONCLUSIVE
+from contio.stats.hypothesis import (
+    difference_spread,
+    one_sample_p,
+    one_sided_p,
+    repetitions_needed,
+    tost,
+)
 
 
 def _pairs(a: Sequence[float], ra: Sequence[int], b: Sequence[float], rb: Sequence[int]):
@@ -116,14 +74,6 @@ def _relative(
 ) -> RelativeDifference:
     compare = paired_relative_difference if paired else relative_difference
     return compare(list(x), list(y), names[0], names[1], 1 - 2 * alpha)
-
-
-def _spread(x: np.ndarray, y: np.ndarray, ratio: float, paired: bool) -> float:
-    """Standard deviation of one repetition's x − ratio·y, relative to mean(y)."""
-    scale = float(y.mean())
-    if paired:
-        return float(np.std(x - ratio * y, ddof=1)) / scale
-    return math.sqrt(float(np.var(x, ddof=1)) + ratio**2 * float(np.var(y, ddof=1))) / scale
 
 
 def _relative_numbers(rel: RelativeDifference) -> dict[str, float | str | None]:
@@ -192,17 +142,19 @@ def directional(
         "p_opposite": p_other,
         "claimed_pct": 100 * (ratio - 1),
     }
-    outcome = _outcome(p_claim, p_other, alpha, alpha_against)
+    outcome = outcome_of(p_claim, p_other, alpha, alpha_against)
     to_decide = None
     if outcome == INCONCLUSIVE:
         distance = abs(rel.estimate - (ratio - 1))
         to_decide = ToDecide(
-            100 * distance, "%", repetitions_needed(_spread(x, y, ratio, paired), distance, alpha)
+            100 * distance,
+            "%",
+            repetitions_needed(difference_spread(x, y, ratio, paired), distance, alpha),
         )
     test = "paired t-test" if paired else "Welch t-test"
     text = (
-        f"{sides.names[0]} against {sides.names[1]}: {_pct(rel.estimate)} "
-        f"({_interval(rel)}), one-sided p = {_p_text(p_claim)} ({test}) "
+        f"{sides.names[0]} against {sides.names[1]}: {pct(rel.estimate)} "
+        f"({interval_text(rel)}), one-sided p = {p_text(p_claim)} ({test}) "
         f"for {'more' if direction == 'greater' else 'less'}"
         + (f" than {ratio:g}×" if ratio != 1 else "")
     )
@@ -224,18 +176,18 @@ def equivalent(
         "p_opposite": p_out,
         "margin_pct": 100 * margin,
     }
-    outcome = _outcome(p_tost, p_out, alpha, alpha_against)
+    outcome = outcome_of(p_tost, p_out, alpha, alpha_against)
     to_decide = None
     if outcome == INCONCLUSIVE:
         distance = abs(margin - abs(rel.estimate))
         to_decide = ToDecide(
             100 * distance, "%",
-            repetitions_needed(_spread(x, y, 1 + rel.estimate, paired), distance, alpha),
+            repetitions_needed(difference_spread(x, y, 1 + rel.estimate, paired), distance, alpha),
         )  # fmt: skip
     test = "paired" if paired else "Welch"
     text = (
-        f"{sides.names[0]} against {sides.names[1]}: {_pct(rel.estimate)} ({_interval(rel)}); "
-        f"within ±{100 * margin:g} %: TOST p = {_p_text(p_tost)} ({test})"
+        f"{sides.names[0]} against {sides.names[1]}: {pct(rel.estimate)} ({interval_text(rel)}); "
+        f"within ±{100 * margin:g} %: TOST p = {p_text(p_tost)} ({test})"
     )
     return Evidence(sides.label, outcome, text, sides.cells, numbers, to_decide)
 
@@ -272,7 +224,7 @@ def shares(
         p_out = min(one_sample_p(f, t - margin, "less"), one_sample_p(f, t + margin, "greater"))
         mean, sd = float(f.mean()), float(f.std(ddof=1))
         half = q * sd / math.sqrt(len(f))
-        outcomes.append(_outcome(p_tost, p_out, alpha, alpha_against))
+        outcomes.append(outcome_of(p_tost, p_out, alpha, alpha_against))
         if outcomes[-1] == INCONCLUSIVE:
             distance = abs(margin - abs(mean - t))
             if worst is None or distance < worst[0]:
@@ -332,192 +284,12 @@ def limit_use(
         distance = abs(margin - abs(mean - 1))
         wanted = f"within ±{100 * margin:g} % of it (TOST)"
     numbers |= {"p": p_claim, "p_opposite": p_other}
-    outcome = _outcome(p_claim, p_other, alpha, alpha_against)
+    outcome = outcome_of(p_claim, p_other, alpha, alpha_against)
     to_decide = None
     if outcome == INCONCLUSIVE:
         to_decide = ToDecide(100 * distance, "%", repetitions_needed(sd, distance, alpha))
     text = (
         f"achieved {100 * mean:.1f} % of its limit (±{100 * half:.1f}); {wanted}: "
-        f"p = {_p_text(p_claim)}"
+        f"p = {p_text(p_claim)}"
     )
     return Evidence(label, outcome, text, cells, numbers, to_decide)
-
-
-def trend(
-    shape: str, given_levels: Sequence[float], given_samples: Sequence[Sequence[float]],
-    change: float, alpha: float, label: str, cells: tuple[str, ...], at: float | None = None,
-) -> Evidence:  # fmt: skip
-    """A `trend` claim on one series (levels of `over` and their repetitions)."""
-    confidence = 1 - 2 * alpha
-    order = sorted(range(len(given_levels)), key=lambda i: given_levels[i])
-    levels = [float(given_levels[i]) for i in order]
-    samples = [[float(v) for v in given_samples[i]] for i in order]
-    means = [float(np.mean(s)) for s in samples]
-    numbers: dict[str, float | str | None] = {
-        f"mean_at_{level:g}": m for level, m in zip(levels, means, strict=True)
-    }
-    numbers |= {"min_change_pct": 100 * change, "confidence": confidence}
-    if at is not None:
-        numbers["paper_level"] = at
-    few = min(len(s) for s in samples)
-    spread = max(
-        (
-            float(np.std(s, ddof=1)) / float(np.mean(s))
-            for s in samples
-            if len(s) >= 2 and np.mean(s) > 0
-        ),
-        default=math.nan,
-    )
-    distance = max(change, 0.05)
-    undecided: ToDecide | None = ToDecide(
-        100 * distance / 2, "%", repetitions_needed(spread * math.sqrt(2), distance, alpha)
-    )
-    if len(levels) < 2 or few < 2:
-        return Evidence(
-            label, INCONCLUSIVE,
-            f"{len(levels)} levels with at least {few} repetitions each: a trend needs 2 levels "
-            "and 2 repetitions per level", cells, numbers, ToDecide(math.nan, "%", 3),
-        )  # fmt: skip
-    paper = _paper_level(at)
-    if shape == "grows":
-        rel = relative_difference(
-            samples[-1], samples[0], f"{levels[-1]:g}", f"{levels[0]:g}", confidence
-        )
-        low, high = bounds(rel)
-        numbers |= {
-            "difference_pct": 100 * rel.estimate,
-            "ci_low_pct": 100 * low,
-            "ci_high_pct": 100 * high,
-            "p": rel.p,
-        }
-        outcome = REPRODUCED if low > change else CONTRADICTED if high < change else INCONCLUSIVE
-        text = f"{levels[-1]:g} against {levels[0]:g}: {_pct(rel.estimate)} ({_interval(rel)})"
-        # What decides is the estimate's distance from `min_change`, not a fixed 5 %.
-        gap = abs(rel.estimate - change)
-        last, first = np.asarray(samples[-1]), np.asarray(samples[0])
-        undecided = ToDecide(
-            100 * gap, "%",
-            repetitions_needed(_spread(last, first, 1 + change, False), gap, alpha),
-        )  # fmt: skip
-    elif shape == "saturates":
-        found = saturation_point(levels, samples, change, confidence)
-        numbers |= {"saturation_point": found.point, "peak_level": found.peak_level}
-        if found.point is None:
-            outcome = CONTRADICTED
-            text = f"throughput still grew by ≥ {100 * change:g} % at the largest level, {levels[-1]:g}"
-        elif found.confirmed:
-            outcome = REPRODUCED
-            text = f"saturates at {found.point:g}{paper}: no larger level adds {100 * change:g} %"
-        else:
-            outcome = INCONCLUSIVE
-            text = (
-                f"no larger level is shown to add {100 * change:g} % over {found.point:g}, "
-                "nor shown to add less"
-            )
-    else:
-        outcome, text, more_reps_help = _valley(levels, samples, change, confidence, at, numbers)
-        if not more_reps_help:
-            undecided = None
-    to_decide = undecided if outcome == INCONCLUSIVE else None
-    return Evidence(label, outcome, text, cells, numbers, to_decide)
-
-
-def _paper_level(at: float | None) -> str:
-    """The suffix naming the level the paper found, for a trend's text."""
-    return f" (the paper: {at:g})" if at is not None else ""
-
-
-def _valley(
-    levels: list[float], samples: list[list[float]], change: float, confidence: float,
-    at: float | None, numbers: dict[str, float | str | None],
-) -> tuple[str, str, bool]:  # fmt: skip
-    """A `valley` claim's outcome and text, and whether more repetitions could decide it
-    when it is inconclusive (not when no level after the bottom could show a recovery).
-
-    Reproduced: a fall of `change` from a peak and a climb of `change` after the bottom
-    (`contio.stats.find_valley`). Contradicted: no level is `change` below an earlier one
-    (`_no_drop`), or a fall is found and every level after its bottom is shown to climb
-    less than `change` above it (`_no_climb`). Levels that end at or before the paper's
-    `at` cannot show the recovery after a valley there, which the text says.
-    """
-    valley = find_valley(levels, samples, change, confidence)
-    paper = _paper_level(at)
-    short = at is not None and levels[-1] <= at
-    if valley is None:
-        if _no_drop(levels, samples, change, confidence):
-            return CONTRADICTED, f"no level falls {100 * change:g} % below an earlier one", True
-        text = f"a fall of {100 * change:g} % is neither shown nor excluded"
-        if short:
-            text += (
-                f"; no level beyond the paper's {at:g}: this design can rule the fall out, "
-                "not show a recovery"
-            )
-        return INCONCLUSIVE, text, True
-    numbers |= {
-        "peak_level": valley.peak_level, "bottom_level": valley.bottom_level,
-        "depth_pct": 100 * valley.depth.estimate, "recovery_level": valley.recovery_level,
-    }  # fmt: skip
-    falls = (
-        f"falls {_pct(valley.depth.estimate)} from {valley.peak_level:g} to "
-        f"{valley.bottom_level:g}{paper}"
-    )
-    if valley.recovered:
-        return REPRODUCED, f"{falls}, climbs again at {valley.recovery_level:g}", True
-    bottom = levels.index(valley.bottom_level)
-    if bottom == len(levels) - 1:
-        text = (
-            f"{falls}, the largest level measured: no level after it could show a recovery, "
-            "so this design cannot decide (it needs larger levels, not repetitions)"
-        )
-        return INCONCLUSIVE, text, False
-    if _no_climb(levels, samples, bottom, change, confidence):
-        text = (
-            f"{falls} and does not climb again: every larger level is shown to be less than "
-            f"{100 * change:g} % above it"
-        )
-        return CONTRADICTED, text, True
-    text = f"{falls}; a climb of {100 * change:g} % after it is neither shown nor excluded"
-    return INCONCLUSIVE, text, True
-
-
-def _no_drop(
-    levels: list[float], samples: list[list[float]], change: float, confidence: float
-) -> bool:
-    """Whether every level is shown to be less than `change` below the best level before it."""
-    means = [float(np.mean(s)) for s in samples]
-    for k in range(1, len(levels)):
-        peak = max(range(k), key=means.__getitem__)
-        rel = relative_difference(samples[k], samples[peak], "k", "peak", confidence)
-        if bounds(rel)[0] <= -change:
-            return False
-    return True
-
-
-def _no_climb(
-    levels: list[float], samples: list[list[float]], bottom: int, change: float,
-    confidence: float,
-) -> bool:  # fmt: skip
-    """Whether every level after `bottom` is shown to be less than `change` above it (the
-    upper bound of its interval against the bottom below `change`)."""
-    for k in range(bottom + 1, len(levels)):
-        rel = relative_difference(samples[k], samples[bottom], "k", "bottom", confidence)
-        if bounds(rel)[1] >= change:
-            return False
-    return True
-
-
-def _pct(fraction: float) -> str:
-    return f"{100 * fraction:+.1f} %"
-
-
-def _interval(rel: RelativeDifference) -> str:
-    if not rel.has_interval:
-        return "no interval"
-    high = "+inf" if math.isinf(rel.high) else f"{100 * rel.high:+.1f} %"
-    return f"{100 * rel.confidence:g} % CI {100 * rel.low:+.1f} % to {high}"
-
-
-def _p_text(p: float) -> str:
-    if math.isnan(p):
-        return "n/a"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"

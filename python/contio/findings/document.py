@@ -31,7 +31,7 @@ from contio import __version__
 from contio.experiment.findings import FindingSpec
 from contio.experiment.stand_ins import StandIn
 from contio.findings.cell_data import cell_data
-from contio.findings.comparisons import Evidence, ToDecide
+from contio.findings.evidence import Evidence, ToDecide
 from contio.findings.validity import check_cells, folder_meta
 from contio.findings.verdicts import Verdict, evaluate
 from contio.output_files import replace_text

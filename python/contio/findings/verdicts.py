@@ -37,21 +37,17 @@ from contio.findings.cell_data import (
     matching_key,
     selected,
 )
-from contio.findings.comparisons import (
+from contio.findings.comparisons import Sides, directional, equivalent, limit_use, shares
+from contio.findings.evidence import (
     CONTRADICTED,
     INCONCLUSIVE,
     NOT_TESTED,
     NOT_VALID,
     REPRODUCED,
     Evidence,
-    Sides,
     ToDecide,
-    directional,
-    equivalent,
-    limit_use,
-    shares,
-    trend,
 )
+from contio.findings.trends import trend
 from contio.findings.validity import ValidityCheck, bearing_on
 from contio.stats import degradation
 

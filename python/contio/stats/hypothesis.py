@@ -69,3 +69,11 @@ def repetitions_needed(spread: float, distance: float, alpha: float) -> int | No
         return None
     z = float(scipy_stats.norm.ppf(1 - alpha) + scipy_stats.norm.ppf(POWER))
     return max(2, math.ceil((z * spread / distance) ** 2))
+
+
+def difference_spread(x: np.ndarray, y: np.ndarray, ratio: float, paired: bool) -> float:
+    """Standard deviation of one repetition's x − ratio·y, relative to mean(y)."""
+    scale = float(y.mean())
+    if paired:
+        return float(np.std(x - ratio * y, ddof=1)) / scale
+    return math.sqrt(float(np.var(x, ddof=1)) + ratio**2 * float(np.var(y, ddof=1))) / scale
