@@ -9,16 +9,15 @@ from typing import Any
 
 import pandas as pd
 
+from contio.findings.order_check import order_confounded
 from contio.findings.validity import (
-    ValidityCheck,
-    caveat,
     check_cells,
     cpu_saturated,
     data_in_cache,
     memory_thrashing,
-    order_confounded,
     throttle_fraction,
 )
+from contio.findings.validity_check import ValidityCheck, caveat
 
 MIB = 1024 * 1024
 META = {"cpu_count": 2, "order": {"mode": "fixed", "seed": None}}

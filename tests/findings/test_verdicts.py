@@ -17,7 +17,7 @@ from contio.findings.evidence import (
     NOT_VALID,
     REPRODUCED,
 )
-from contio.findings.validity import ValidityCheck
+from contio.findings.validity_check import ValidityCheck
 from contio.findings.verdicts import evaluate
 
 

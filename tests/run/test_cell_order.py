@@ -23,7 +23,7 @@ from contio.experiment.matrix import (
     repetition_sequence,
 )
 from contio.experiment.parts import CellOrder
-from contio.findings.validity import order_confounded
+from contio.findings.order_check import order_confounded
 from contio.results.folder import load
 from contio.results.index import ResultsIndex
 from contio.run.plan import ORDER_COST_LIMIT, estimates, order_cost, resolved_order

@@ -19,7 +19,7 @@ from contio.cli.tables import (
 from contio.errors import UsageError
 from contio.findings.caveats import RunChecks
 from contio.findings.document import current_findings
-from contio.findings.validity import failed_summary
+from contio.findings.validity_check import failed_summary
 from contio.results.index import INDEX_FILE, ResultsIndex
 from contio.results.summary import summarize
 from contio.stats.backend_comparison import Analysis

@@ -7,8 +7,8 @@ compared factor, …) still prints its numbers, followed by why they are not abo
 storage here, as a verdict resting on those cells is downgraded to *not valid here*
 (`contio.findings.verdicts`): "btree is 43% ± 4% slower than lsm for workload=workloadc
 · threads=1, p < 0.001 (not valid here: both cells measured the page cache, not the
-device)". The checks that bear on a comparison are chosen by `validity.bearing_on`, the
-clause written by `validity.caveat`.
+device)". The checks that bear on a comparison are chosen by `validity_check.bearing_on`, the
+clause written by `validity_check.caveat`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contio.findings.validity import ValidityCheck, caveat, check_cells, folder_meta
+from contio.findings.validity import check_cells, folder_meta
+from contio.findings.validity_check import ValidityCheck, caveat
 from contio.results.folder import load
 from contio.results.index import ResultsIndex
 from contio.stats.backend_comparison import (
@@ -60,7 +61,7 @@ class RunChecks:
         ]
 
     def caveat(self, cells: Collection[str], factors: Collection[str]) -> str | None:
-        """`validity.caveat` for a conclusion about `cells` comparing `factors`."""
+        """`validity_check.caveat` for a conclusion about `cells` comparing `factors`."""
         return caveat(self.checks, cells, factors)
 
     def comparison_cells(self, item: BackendComparison) -> list[str]:

@@ -21,21 +21,20 @@ cell with a failed check is downgraded to *not valid here*.
   effect (a warming device, a filling file system) cannot be told apart from the
   factor's.
 
-docs/validity.md explains each, with its threshold.
+`order_check` holds the run-wide check, `validity_check` a check's outcome and how a
+failed one is said. docs/validity.md explains each, with its threshold.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from contio.experiment.findings import CHECKS
-from contio.results.folder import BACKENDS_JSON, PhaseRecord
+from contio.findings.order_check import order_confounded
+from contio.findings.validity_check import ValidityCheck
+from contio.results.folder import BACKENDS_JSON
 from contio.results.index import INDEX_FILE, ResultsIndex
 
 CPU_SATURATED_PERCENT = 90.0
@@ -61,32 +60,6 @@ THROTTLE_FRACTION = 0.05
 """Throttle / device bandwidth. A throttle at a twentieth of what the device delivers
 leaves the other groups 95 % of it: they cannot take the throttled group's share, so
 an isolation finding cannot show (paper 004's 10–40 MB/s on a 1.8 GB/s loop device)."""
-ORDER_TAU = 0.8
-"""|Kendall τ| between a factor's level order and the execution order, pooled over the
-pairs of repetitions of the sets of cells that differ only in that factor. ±1: the same
-level always ran first; 0.8 with two levels: 9 of 10 pairs in one order."""
-MIN_TWIN_SETS = 3
-"""Fewer sets of twin cells than this cannot show an order pattern (with one set any
-order is 'always the same')."""
-
-_RECORD_COLUMNS = {f.name for f in dataclasses.fields(PhaseRecord)} | {"id"}
-
-
-@dataclass(frozen=True)
-class ValidityCheck:
-    """The outcome of one check on one cell (or on the whole run when `cell_key` is None)."""
-
-    name: str
-    """A stable identifier: `cpu-saturated`, `data-in-cache`, `throttle-fraction`,
-    `order-confounded`, ..."""
-    cell_key: str | None
-    passed: bool | None
-    """True: valid; False: the cell measured something else; None: cannot tell."""
-    reason: str
-    """A sentence a user can act on, with the measured numbers."""
-    measured: dict[str, float] = field(default_factory=dict)
-    factor: str | None = None
-    """The factor a run-wide check is about (`order-confounded`: `io_controls`)."""
 
 
 def folder_meta(folder: Path | str) -> dict[str, Any]:
@@ -361,180 +334,3 @@ def throttle_fraction(cell_key: str, rows: Any, frame: Any) -> ValidityCheck | N
             measured,
         )  # fmt: skip
     return ValidityCheck("throttle-fraction", cell_key, True, said, measured)
-
-
-_LEVEL_RECORD_COLUMNS = ("target", "workload", "threads")
-"""Phase record columns that are also factors (the record's value replaces the level's
-in `contio.results.load`; a mix's members differ in them inside one cell)."""
-
-
-def _factor_columns(frame: Any) -> list[str]:
-    """The factors of the frame that vary across cells: the cells' level columns (and
-    target, workload, threads where a cell has one of each), with several values."""
-    found = []
-    for column in frame.columns:
-        if column in _RECORD_COLUMNS and column not in _LEVEL_RECORD_COLUMNS:
-            continue
-        text = frame[column].astype(str)
-        if text.nunique() > 1 and (text.groupby(frame["cell_key"]).nunique() == 1).all():
-            found.append(column)
-    return found
-
-
-def _order_text(meta: dict[str, Any]) -> str:
-    order = meta.get("order") or {}
-    if order.get("mode") == "random":
-        return f"the cells ran in a random order (seed {order.get('seed')})"
-    if order.get("mode") == "interleaved":
-        return f"the cells ran in interleaved rounds (seed {order.get('seed')})"
-    if order.get("mode") == "counterbalanced":
-        return f"the cells ran in counterbalanced passes (seed {order.get('seed')})"
-    return "the cells ran in their fixed order"
-
-
-def _repetition_starts(frame: Any) -> dict[str, list[str]]:
-    """Per cell key, when each of its repetitions (session, repetition) started."""
-    found: dict[str, list[str]] = {}
-    columns = ["cell_key", "session", "repetition"]
-    for (key, _, _), started in frame.groupby(columns, sort=False)["started_at"].min().items():
-        found.setdefault(str(key), []).append(str(started))
-    return found
-
-
-def order_confounded(frame: Any, meta: dict[str, Any]) -> list[ValidityCheck]:
-    """Per factor with several levels: whether cells that differ only in it ran in one
-    level order so consistently that the order's effect and the factor's are one.
-
-    Kendall τ between level and time over every pair of repetitions of two such cells:
-    a cell whose repetitions all ran before the other's agrees in every pair; cells
-    interleaved in rounds agree in about half.
-    """
-    starts = _repetition_starts(frame)
-    factors = _factor_columns(frame)
-    cells = frame.drop_duplicates("cell_key").set_index("cell_key")
-    found = []
-    for factor in factors:
-        others = [f for f in factors if f != factor]
-        levels = list(dict.fromkeys(cells.sort_values("cell_index")[factor].astype(str)))
-        rank = {level: i for i, level in enumerate(levels)}
-        sets = 0
-        concordant = discordant = 0
-        keyed = cells.assign(**{f: cells[f].astype(str) for f in others})
-        groups = keyed.groupby(others, sort=False) if others else [((), keyed)]
-        for _, twins in groups:
-            if twins[factor].astype(str).nunique() < 2:
-                continue
-            sets += 1
-            items = [
-                (rank[str(v)], started)
-                for k, v in twins[factor].items()
-                for started in starts.get(str(k), [])
-            ]
-            for i, (level_a, time_a) in enumerate(items):
-                for level_b, time_b in items[i + 1 :]:
-                    if level_a == level_b or time_a == time_b:
-                        continue
-                    same = (level_a < level_b) == (time_a < time_b)
-                    concordant, discordant = concordant + same, discordant + (not same)
-        if sets == 0 or concordant + discordant == 0:
-            continue
-        tau = (concordant - discordant) / (concordant + discordant)
-        measured = {"kendall_tau": tau, "twin_sets": float(sets)}
-        leader, led = (levels[0], concordant) if tau >= 0 else (levels[-1], discordant)
-        said = (
-            f"in {sets} set{'s' if sets > 1 else ''} of cells differing only in {factor}, "
-            f"{leader} ran first in {led} of {concordant + discordant} pairs of repetitions "
-            f"(Kendall τ {tau:+.2f}); " + _order_text(meta)
-        )
-        if sets < MIN_TWIN_SETS:
-            verdict: bool | None = None
-            said += f": fewer than {MIN_TWIN_SETS} sets cannot tell order from {factor}"
-        elif abs(tau) >= ORDER_TAU:
-            verdict = False
-            said += (
-                f": |τ| ≥ {ORDER_TAU}, the order's effect cannot be told apart from "
-                f"{factor}'s (run with order: {{mode: interleaved}} or "
-                "{mode: counterbalanced})"
-            )
-        else:
-            verdict = True
-        found.append(ValidityCheck("order-confounded", None, verdict, said, measured, factor))
-    return found
-
-
-def bearing_on(
-    checks: Sequence[ValidityCheck], cells: Collection[str], factors: Collection[str]
-) -> list[ValidityCheck]:
-    """The checks that bear on a conclusion about `cells` comparing `factors`: those of
-    the cells, and the run-wide ones (cell order) about a compared factor."""
-    found = []
-    for check in checks:
-        if check.cell_key is not None and check.cell_key not in cells:
-            continue
-        if check.cell_key is None and check.factor is not None and check.factor not in factors:
-            continue
-        found.append(check)
-    return found
-
-
-FAILED_MEANS = {
-    "cpu-saturated": "measured the CPU, not storage",
-    "data-in-cache": "measured the page cache, not the device",
-    "memory-thrashing": "measured memory pressure, not storage",
-    "throttle-fraction": "had throttles far below the device's bandwidth",
-}
-"""What a cell that failed a per-cell check measured instead, for a caveat's clause."""
-
-
-def _which(failed: int, total: int) -> str:
-    if failed == total:
-        return {1: "the cell", 2: "both cells"}.get(total, f"all {total} cells")
-    if failed == 1:
-        return f"one of the {total} cells" if total > 2 else "one of the two cells"
-    return f"{failed} of {total} cells"
-
-
-def caveat(
-    checks: Sequence[ValidityCheck], cells: Collection[str], factors: Collection[str]
-) -> str | None:
-    """ "not valid here: both cells measured the page cache, not the device; the cell
-    order is confounded with target" for a conclusion about `cells` comparing
-    `factors`, None when no check that bears on it failed (checks that cannot tell say
-    nothing here: the report's validity section lists them)."""
-    failed = [c for c in bearing_on(checks, cells, factors) if c.passed is False]
-    if not failed:
-        return None
-    clauses = []
-    for name in CHECKS:
-        mine = [c for c in failed if c.name == name]
-        per_cell = {c.cell_key for c in mine if c.cell_key is not None}
-        if per_cell:
-            means = FAILED_MEANS.get(name, f"failed {name}")
-            clauses.append(f"{_which(len(per_cell), len(set(cells)))} {means}")
-        confounded = [str(c.factor) for c in mine if c.cell_key is None]
-        if confounded:
-            clauses.append(f"the cell order is confounded with {' and '.join(confounded)}")
-    others = sorted({c.name for c in failed} - set(CHECKS))
-    clauses += [f"{name} failed" for name in others]
-    return "not valid here: " + "; ".join(clauses)
-
-
-def failed_summary(checks: list[ValidityCheck]) -> str | None:
-    """One line naming the failed checks (`contio results`), None when none failed."""
-    failed = [c for c in checks if c.passed is False]
-    if not failed:
-        return None
-    cells = {c.cell_key for c in checks if c.cell_key is not None}
-    bad = {c.cell_key for c in failed if c.cell_key is not None}
-    counts: dict[str, int] = {}
-    for check in failed:
-        if check.cell_key is not None:
-            counts[check.name] = counts.get(check.name, 0) + 1
-    parts = []
-    if bad:
-        named = ", ".join(f"{name} {n}" for name, n in counts.items())
-        parts.append(f"{len(bad)} of {len(cells)} cells failed a check ({named})")
-    confounded = [c.factor for c in failed if c.cell_key is None]
-    if confounded:
-        parts.append("cell order confounded with " + ", ".join(map(str, confounded)))
-    return "validity: " + "; ".join(parts) + " (the report's validity section says why)"

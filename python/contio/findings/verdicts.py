@@ -48,7 +48,7 @@ from contio.findings.evidence import (
     ToDecide,
 )
 from contio.findings.trends import trend
-from contio.findings.validity import ValidityCheck, bearing_on
+from contio.findings.validity_check import ValidityCheck, bearing_on
 from contio.stats import degradation
 
 
@@ -335,7 +335,7 @@ def compared_factors(finding: FindingSpec) -> set[str]:
 def _checks_on(
     checks: Sequence[ValidityCheck], used: set[str], factors: set[str]
 ) -> tuple[list[str], list[str]]:
-    """The failed and undecided checks that bear on a claim (`validity.bearing_on`: those
+    """The failed and undecided checks that bear on a claim (`validity_check.bearing_on`: those
     of the cells it uses, and the run-wide ones about a factor it compares)."""
     failed, unknown = [], []
     for check in bearing_on(checks, used, factors):

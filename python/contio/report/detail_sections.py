@@ -13,7 +13,7 @@ import math
 import pandas as pd
 
 from contio.experiment.parts import NO_CONTROLS
-from contio.findings.validity import ValidityCheck
+from contio.findings.validity_check import ValidityCheck
 from contio.report import figures
 from contio.report.experiment import Experiment, group_label, groups
 from contio.report.page import Section, details, figure, table
