@@ -17,7 +17,7 @@ from contio.experiment.host_limits import (
 )
 from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand
-from contio.run.plan import estimates
+from contio.run.pricing import estimates
 
 SPEC = """name: many
 factors: {workload: [workloadc], containers: [2, COUNT]}

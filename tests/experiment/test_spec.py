@@ -7,7 +7,7 @@ import pytest
 from contio.errors import InvalidSpecError, UsageError
 from contio.experiment.load import parse_spec_text, read_default_spec, read_spec_file
 from contio.experiment.matrix import expand
-from contio.run.plan import estimates
+from contio.run.pricing import estimates
 from contio.workload.files import packaged_workloads
 
 REPO = Path(__file__).resolve().parents[2]

@@ -26,7 +26,7 @@ from contio.experiment.parts import CellOrder
 from contio.findings.order_check import order_confounded
 from contio.results.folder import load
 from contio.results.index import ResultsIndex
-from contio.run.plan import ORDER_COST_LIMIT, estimates, order_cost, resolved_order
+from contio.run.pricing import ORDER_COST_LIMIT, estimates, order_cost, resolved_order
 from contio.run.progress import RunProgress
 from contio.run.runner import Runner
 

@@ -9,7 +9,7 @@ import pytest
 
 from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand
-from contio.run.plan import (
+from contio.run.pricing import (
     ASSUMED_LAYOUT_BPS,
     TPCC_LOAD_S_PER_WAREHOUSE,
     estimates,

@@ -15,7 +15,7 @@ from rich.console import Console
 from contio.experiment.load import parse_spec_text
 from contio.experiment.matrix import expand
 from contio.run import progress as progress_module
-from contio.run.plan import estimates
+from contio.run.pricing import estimates
 from contio.run.progress import RunProgress
 from contio.run.stopping import repetitions_for
 

@@ -260,7 +260,7 @@ class CellOrder(SpecModel):
     same to every cell, for one more load per group where interleaving loads every
     round. `auto` (the default): interleaved when `contio plan` prices it within
     `ORDER_COST_LIMIT` (25 %) of random for the spec, else counterbalanced when that is
-    within it, else random (`contio.run.plan.resolved_order`). `fixed`: the cells' own order
+    within it, else random (`contio.run.pricing.resolved_order`). `fixed`: the cells' own order
     (their indexes), as before issue 14. Without a `seed` one is drawn when the run
     starts; the mode and seed the run used are recorded in the results (`index.sqlite`
     meta `order`, `spec.json`) and `--resume` goes on in the same order.

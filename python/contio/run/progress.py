@@ -4,7 +4,7 @@ interleaved order), its ops/s so far, cells done out of all, and the ETA.
 Drawn on stderr so stdout keeps only the results table. On a terminal it is a live
 bar redrawn as the engines report (about once a second); elsewhere (CI, pipes) each
 phase and each cell's end prints one plain line. The ETA scales the plan's estimate
-of what remains (`contio.run.plan`, in the run's order) by how fast the finished
+of what remains (`contio.run.pricing`, in the run's order) by how fast the finished
 repetitions went against their own estimate: each completed repetition counts for its
 share of its cell's estimate, so an interleaved run, whose cells finish only in the
 last rounds, has an ETA from its first round on.
@@ -22,7 +22,7 @@ from typing_extensions import Self
 
 from contio.experiment.matrix import Cell
 from contio.experiment.spec import ExperimentSpec
-from contio.run.plan import estimates
+from contio.run.pricing import estimates
 from contio.run.stopping import planned_repetitions, projected_repetitions
 from contio.stats import confidence_interval
 

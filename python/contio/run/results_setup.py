@@ -19,7 +19,7 @@ from contio.results.folder import ResultsFolder
 from contio.results.index import ResultsIndex
 from contio.run.identity import spec_fingerprint
 from contio.run.measured_prices import measured_phases
-from contio.run.plan import resolved_order
+from contio.run.pricing import resolved_order
 
 ORDER_META = "order"
 """The index meta key holding the cell order a folder runs in (`CellOrder` as JSON)."""

@@ -5,7 +5,7 @@ properties), and when cells run under docker the Docker engine is reached and th
 images built or reused (`contio.run.docker_preparation`). Then, in stages:
 
 1. `results_setup`: a new results folder (the cells and the order they run in: the
-   spec's `order`, `auto` resolved by `contio.run.plan.resolved_order`, the seed drawn and
+   spec's `order`, `auto` resolved by `contio.run.pricing.resolved_order`, the seed drawn and
    recorded), or the folder `--resume` goes on with, in its recorded order;
 2. `schedulers`: the cells in that order (one scheduler per order mode);
 3. `cell_runner`: each cell skipped with a reason, or run until its stopping rule has
