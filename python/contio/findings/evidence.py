@@ -5,6 +5,7 @@ what an inconclusive test lacks, with the small formatters the tests' sentences 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from contio.experiment.parts import MAX_REPETITIONS
@@ -77,3 +78,24 @@ def p_text(p: float) -> str:
     if math.isnan(p):
         return "n/a"
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def combined(found: Sequence[Evidence]) -> tuple[str, ToDecide | None]:
+    """A claim's outcome from its tests (contradicted when any is, reproduced when all
+    are: an intersection-union test) and what the least decided one would need."""
+    outcomes = [e.outcome for e in found]
+    if CONTRADICTED in outcomes:
+        return CONTRADICTED, None
+    tested = [e for e in found if e.outcome != NOT_TESTED]
+    if tested and all(e.outcome == REPRODUCED for e in tested):
+        return REPRODUCED, None
+    if not tested:
+        return NOT_TESTED, None
+    undecided = [
+        e.to_decide for e in tested if e.outcome == INCONCLUSIVE and e.to_decide is not None
+    ]
+
+    def hardest(t: ToDecide) -> float:
+        return math.inf if t.repetitions is None else float(t.repetitions)
+
+    return INCONCLUSIVE, max(undecided, key=hardest, default=None)
