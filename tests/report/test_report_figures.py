@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from contio.errors import FigureDataError
-from contio.report import figures
+from contio.report import figures, share_figures
 from contio.report.chart_style import series_styles
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -134,7 +134,7 @@ def test_stacked_bandwidth_and_read_write_bars():
         [{"case": case, "group": group, "bandwidth": bw}
          for case in ("Phy", "10 MB/s") for group, bw in (("vnode1", 10), ("vnode2", 30))]
     )  # fmt: skip
-    words = texts(figures.stacked_bandwidth(stacked, case_title="throttle of vnode1"))
+    words = texts(share_figures.stacked_bandwidth(stacked, case_title="throttle of vnode1"))
     assert {"aggregate bandwidth (MB/s)", "throttle of vnode1", "vnode1", "vnode2", "Phy"} <= set(
         words
     )
@@ -159,11 +159,11 @@ def test_stacked_bandwidth_marks_each_groups_target():
              "target_label": ""},
         ]
     )  # fmt: skip
-    svg = figures.stacked_bandwidth(stacked, unit="MiB/s", quantity="read + written")
+    svg = share_figures.stacked_bandwidth(stacked, unit="MiB/s", quantity="read + written")
     words = set(texts(svg))
     assert {"read + written (MiB/s)", "≤ 10.0 MiB/s"} <= words
     assert "target (throttle limit or weight share)" in words
-    plain = figures.stacked_bandwidth(stacked.drop(columns=["target", "target_label"]))
+    plain = share_figures.stacked_bandwidth(stacked.drop(columns=["target", "target_label"]))
     assert "target (throttle limit or weight share)" not in set(texts(plain))
     assert_black_and_white(svg)
 
@@ -212,7 +212,7 @@ def test_the_isolation_axis_follows_the_measurements_not_a_distant_limit():
         for group in ("group 2", "group 3", "group 4"):
             rows.append({"case": case, "group": group, "bandwidth": 30.0, "target": no_limit,
                          "target_label": f"≤ {no_limit:.1f} MiB/s"})  # fmt: skip
-    svg = figures.stacked_bandwidth(pd.DataFrame(rows), unit="MiB/s")
+    svg = share_figures.stacked_bandwidth(pd.DataFrame(rows), unit="MiB/s")
     tallest = 18.8 + 3 * 30.0
     ticks = numbers(svg)
     assert tallest <= max(ticks) < 1.5 * tallest  # the axis: the bars, not 9,536.7
@@ -260,7 +260,7 @@ def test_tenant_timeline_stacks_tenants_per_node_and_marks_share_moves():
         for node in ("node1", "node2")
         for tenant, rate, share in (("paraview", 80e6, 95e6), (INJECTED, 5e6, 5e6))
     ]
-    svg = figures.tenant_timeline(pd.DataFrame(rows), moves=[(2.0, "node1")], title="bg-5")
+    svg = share_figures.tenant_timeline(pd.DataFrame(rows), moves=[(2.0, "node1")], title="bg-5")
     words = set(texts(svg))
     assert {"node1 (MB/s)", "node2 (MB/s)", "paraview", "paraview share", INJECTED} <= words
     assert "time (s); dotted: shares moved" in words
@@ -276,7 +276,7 @@ def test_share_bars_put_achieved_beside_the_target_share():
              "achieved_sd_bps": 4e6, "target_bps": 95e6},
         ]
     )  # fmt: skip
-    svg = figures.share_bars(data)
+    svg = share_figures.share_bars(data)
     assert {"target share", "per storage node (MB/s)", "background", "paraview"} <= set(texts(svg))
     with pytest.raises(FigureDataError, match="share_bars: missing column"):
-        figures.share_bars(data.drop(columns=["target_bps"]))
+        share_figures.share_bars(data.drop(columns=["target_bps"]))

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import functools
 import io
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec
 
 import matplotlib
+import numpy as np
+import pandas as pd
 from cycler import cycler
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
+
+from contio.errors import FigureDataError
 
 LINE_STYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "s", "^", "D", "v", "x", "P", "*")
@@ -123,3 +127,26 @@ def black_and_white(chart: Callable[P, str]) -> Callable[P, str]:
             return chart(*args, **kwargs)
 
     return wrapper
+
+
+ERROR_BARS = {"ecolor": "black"}
+
+
+def require_columns(data: pd.DataFrame, columns: Sequence[str], chart: str) -> None:
+    missing = [c for c in columns if c not in data.columns]
+    if missing:
+        raise FigureDataError(
+            chart, f"missing column(s) {', '.join(missing)}; needs: {', '.join(columns)}"
+        )
+    if data.empty:
+        raise FigureDataError(chart, "no rows to plot")
+
+
+def categories(values: pd.Series) -> list[object]:
+    """Distinct values in first-seen order (the order the experiment listed them)."""
+    return list(dict.fromkeys(values.tolist()))
+
+
+def grouped_offsets(groups: int) -> tuple[np.ndarray, float]:
+    width = 0.8 / groups
+    return (np.arange(groups) - (groups - 1) / 2) * width, width

@@ -14,7 +14,7 @@ import pandas as pd
 
 from contio.experiment.parts import NO_CONTROLS
 from contio.findings.validity_check import ValidityCheck
-from contio.report import figures
+from contio.report import figures, share_figures
 from contio.report.experiment import Experiment, group_label, groups
 from contio.report.page import Section, details, figure, table
 from contio.report.raw_documents import cell_time_series, repetition_events
@@ -117,7 +117,7 @@ def isolation_section(exp: Experiment) -> Section:
             continue
         title = group_label(levels, others)
         quantity = "read + written" if unit == "MiB/s" else "aggregate throughput"
-        svg = figures.stacked_bandwidth(
+        svg = share_figures.stacked_bandwidth(
             pd.DataFrame(rows), unit=unit, case_title="io_controls", title=title,
             quantity=quantity,
         )  # fmt: skip

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from contio.middleware.disk_names import node_of
-from contio.report import figures
+from contio.report import share_figures
 from contio.report.experiment import Experiment
 from contio.report.page import Section, details, figure
 from contio.results.folder import MIDDLEWARE_MOVES_JSON, MIDDLEWARE_SAMPLES_JSONL
@@ -125,7 +125,7 @@ def middleware_section(exp: Experiment) -> Section:
         rank = {name: k for k, name in enumerate(levels)}
         table = table.sort_values("case", key=lambda c: c.map(lambda v: rank.get(v, len(rank))))
     if not table.empty:
-        svg = figures.share_bars(table, title="achieved per node against target")
+        svg = share_figures.share_bars(table, title="achieved per node against target")
         section.blocks.append(
             figure(
                 svg,
@@ -140,7 +140,7 @@ def middleware_section(exp: Experiment) -> Section:
         samples = read_samples(exp.folder, last)
         if samples.empty:
             continue
-        svg = figures.tenant_timeline(
+        svg = share_figures.tenant_timeline(
             samples, read_moves(exp.folder, last), str(cells.at[key, "label"])
         )
         summary = f"cell {cells.at[key, 'cell_index']}: {cells.at[key, 'label']} ({last})"
