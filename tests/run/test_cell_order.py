@@ -13,15 +13,14 @@ import pytest
 from rich.console import Console
 
 from contio.errors import Interrupted, InvalidSpecError
-from contio.experiment.load import parse_spec_text
-from contio.experiment.matrix import (
-    Cell,
+from contio.experiment.cell_order import (
     counterbalanced_passes,
     execution_order,
-    expand,
     interleaved_rounds,
     repetition_sequence,
 )
+from contio.experiment.load import parse_spec_text
+from contio.experiment.matrix import Cell, expand
 from contio.experiment.parts import CellOrder
 from contio.findings.order_check import order_confounded
 from contio.results.folder import load

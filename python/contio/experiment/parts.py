@@ -245,18 +245,18 @@ class LoadPolicy(SpecModel):
 
 
 class CellOrder(SpecModel):
-    """The order cells run in (`contio.experiment.matrix.execution_order`).
+    """The order cells run in (`contio.experiment.cell_order.execution_order`).
 
     `interleaved`: the run goes in rounds, each giving one repetition to every cell that
     still wants one, in an order drawn from `seed` per pair of rounds and run backwards
-    in the pair's second round (`contio.experiment.matrix.interleaved_rounds`), so the
+    in the pair's second round (`contio.experiment.cell_order.interleaved_rounds`), so the
     cells of one load group and each cell's repetitions are spread over the whole run.
     `random`: the load groups (cells that share one load: same backend, runtime,
     containers and data set) run in an order shuffled from `seed`, and so do the cells
     inside each group (read-only ones still first, so one load serves them); each cell
     runs all its repetitions before the next starts. `counterbalanced`: two passes, the
     second the first backwards (A B C | C B A), each cell running half its repetitions
-    in each (`contio.experiment.matrix.counterbalanced_passes`): a steady drift adds the
+    in each (`contio.experiment.cell_order.counterbalanced_passes`): a steady drift adds the
     same to every cell, for one more load per group where interleaving loads every
     round. `auto` (the default): interleaved when `contio plan` prices it within
     `ORDER_COST_LIMIT` (25 %) of random for the spec, else counterbalanced when that is

@@ -14,12 +14,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from contio.experiment.cell_order import describe_order, execution_order
 from contio.experiment.findings import FindingSpec, level_text, selects
-from contio.experiment.matrix import (
-    Cell,
-    describe_order,
-    execution_order,
-)
+from contio.experiment.matrix import Cell
 from contio.experiment.spec import ExperimentSpec
 from contio.experiment.stand_ins import stand_in
 from contio.qos.io_controls import process_controller

@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from contio.errors import QosConfigError
-from contio.experiment.matrix import Cell, Member, repetition_sequence
+from contio.experiment.cell_order import repetition_sequence
+from contio.experiment.matrix import Cell, Member
 from contio.experiment.parts import CellOrder
 from contio.experiment.spec import ExperimentSpec
 from contio.qos.limits import parse_rate

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contio.engine.invocation import engine_version
-from contio.experiment.matrix import Cell, describe_order
+from contio.experiment.cell_order import describe_order
+from contio.experiment.matrix import Cell
 from contio.experiment.parts import CellOrder
 from contio.experiment.spec import ExperimentSpec
 from contio.machine import describe_host

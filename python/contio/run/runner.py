@@ -28,8 +28,9 @@ from pathlib import Path
 from contio.containers.sweep import remove_experiment
 from contio.engine.invocation import find_engine
 from contio.errors import ContioError, Interrupted, InvalidSpecError
+from contio.experiment.cell_order import execution_order
 from contio.experiment.checks import run_problems
-from contio.experiment.matrix import Cell, execution_order, expand
+from contio.experiment.matrix import Cell, expand
 from contio.experiment.parts import CellOrder
 from contio.experiment.spec import ExperimentSpec
 from contio.results.folder import BACKENDS_JSON, SUMMARY_CSV, ResultsFolder

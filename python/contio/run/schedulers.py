@@ -12,13 +12,13 @@ session left `running` becomes `interrupted`.
 
 from __future__ import annotations
 
-from contio.experiment.matrix import (
-    Cell,
+from contio.experiment.cell_order import (
     counterbalanced_passes,
     execution_order,
     first_pass_repetitions,
     interleaved_rounds,
 )
+from contio.experiment.matrix import Cell
 from contio.experiment.parts import CellOrder
 from contio.experiment.spec import ExperimentSpec
 from contio.run.cell_runner import CellRunner
