@@ -7,7 +7,8 @@ import pytest
 
 from contio.engine.result import parse_result
 from contio.errors import ResultsFolderError
-from contio.results.folder import PhaseRecord, ResultsFolder, read_records
+from contio.results.folder import ResultsFolder, read_records
+from contio.results.phase_record import PhaseRecord
 from engine_documents import document, operation
 
 NOW = datetime(2026, 11, 22, 22, 30, 5, tzinfo=timezone.utc)

@@ -9,7 +9,7 @@ import dataclasses
 from typing import Any
 
 from contio.findings.validity_check import ValidityCheck
-from contio.results.folder import PhaseRecord
+from contio.results.phase_record import PhaseRecord
 
 ORDER_TAU = 0.8
 """|Kendall τ| between a factor's level order and the execution order, pooled over the

@@ -30,7 +30,7 @@ from contio.experiment.spec import ExperimentSpec
 from contio.host.owner_lock import owned_temp_dir
 from contio.qos.control_spec import IoControlSet, IoGroupControls
 from contio.qos.io_groups import device_of
-from contio.results.folder import PhaseRecord
+from contio.results.phase_record import PhaseRecord
 from contio.run.loads import LoadedData
 from contio.run.phase_context import PhaseContext
 from contio.targets.engine_targets import engine_target_of

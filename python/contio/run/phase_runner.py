@@ -24,7 +24,8 @@ from contio.experiment.spec import ExperimentSpec
 from contio.gluster.faults import FaultSchedule
 from contio.qos.io_controls import IoController, process_controller
 from contio.qos.io_groups import backend_location, device_of
-from contio.results.folder import EVENTS_JSON, SERVERS_JSON, PhaseRecord
+from contio.results.folder import EVENTS_JSON, SERVERS_JSON
+from contio.results.phase_record import PhaseRecord
 from contio.run.backend_pool import BackendPool
 from contio.run.docker_preparation import DockerSetup
 from contio.run.loads import LoadedData, data_bytes, member_backends, needs_load
