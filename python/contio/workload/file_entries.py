@@ -17,8 +17,9 @@ from typing import Any
 
 from contio.errors import FileWorkloadError
 from contio.input_files import resolved
-from contio.workload.file_kinds import FIO_RW, SYSBENCH_MODES, read_job_file
+from contio.workload.file_kinds import FIO_RW, SYSBENCH_MODES
 from contio.workload.files import WorkloadRef
+from contio.workload.fio_job_file import read_job_file
 from contio.workload.fio_options import (
     fio_job_name_problem,
     fio_option_problem,

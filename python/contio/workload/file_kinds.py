@@ -24,7 +24,6 @@ becomes `--time` / `time_based` + `runtime`; its operation count becomes `--even
 
 from __future__ import annotations
 
-import configparser
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,8 +32,8 @@ from typing import Any
 
 from contio.errors import FileWorkloadError
 from contio.host.filesystem import parse_size
-from contio.input_files import InputFileProblem, read_input_text
 from contio.workload.files import WorkloadRef
+from contio.workload.fio_job_file import job_options, job_sections
 from contio.workload.fio_options import fio_option_problem
 
 SYSBENCH_MODES = ("seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw")
@@ -185,7 +184,7 @@ def fio_run_seconds(
     `contio plan`): a time-based job its `runtime`, any other its bytes at
     `bytes_per_sec`, at most its `runtime`; the longest job of the file. 0: cannot tell."""
     longest = 0.0
-    for merged in _jobs(_sections(workload), _overrides("fio", properties)):
+    for merged in job_options(job_sections(workload), _overrides("fio", properties)):
         limit = _seconds(merged.get("runtime"))
         if merged.get("time_based") not in (None, "0") and limit:
             longest = max(longest, limit)
@@ -213,7 +212,7 @@ def _seconds(text: str | None) -> float:
 
 def _fio_bytes(workload: WorkloadRef, properties: Mapping[str, str]) -> int:
     total = 0
-    for merged in _jobs(_sections(workload), _overrides("fio", properties)):
+    for merged in job_options(job_sections(workload), _overrides("fio", properties)):
         size = merged.get("size") or merged.get("filesize")
         if size and not size.endswith("%"):
             total += parse_size(size) * int(merged.get("numjobs") or 1)
@@ -255,13 +254,13 @@ class FioKind:
         verify checks only that a block matches its own header."""
         return any(
             job.get("verify") not in (None, "0", "") or "verify_generation" in job
-            for job in _jobs(_sections(workload), _overrides(self.name, properties))
+            for job in job_options(job_sections(workload), _overrides(self.name, properties))
         )
 
     def render(self, phase: str, call: EngineCall) -> str:
         """The job file the engine runs in `phase`: the workload's sections with contio's
         settings (data directory, stop rule, `fio.*` properties, load overrides)."""
-        sections = _sections(call.workload)
+        sections = job_sections(call.workload)
         overrides = _overrides(self.name, call.properties)
         _in_data_directory(sections, overrides)
         if sections[0][0] != "global":
@@ -297,7 +296,7 @@ class FioKind:
         The job's real `size` and `offset_increment` are not checked: the engine has no
         mode that checks a job without laying its files out."""
         self.render("run", call)  # refuses a stop rule fio cannot keep, before anything runs
-        job = {k: v for _, values in _sections(call.workload) for k, v in values.items()}
+        job = {k: v for _, values in job_sections(call.workload) for k, v in values.items()}
         job.update(_overrides(self.name, call.properties))
         block = job.get("bs") or job.get("blocksize") or "4k"
         props = {**call.properties, "fio.size": block, "fio.offset_increment": block}
@@ -309,13 +308,13 @@ class FioKind:
     def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
         return any(
             job.get("rw", job.get("readwrite", "read")) not in FIO_READ_ONLY
-            for job in _jobs(_sections(workload), _overrides(self.name, properties))
+            for job in job_options(job_sections(workload), _overrides(self.name, properties))
         )
 
     def dataset(self, workload: WorkloadRef, properties: Mapping[str, str]) -> tuple:
         overrides = _overrides(self.name, properties)
         found = []
-        for name, values in _sections(workload):
+        for name, values in job_sections(workload):
             values = {**values, **overrides}
             found.append((name, tuple((k, values[k]) for k in FIO_DATASET if k in values)))
         return tuple(found)
@@ -343,7 +342,7 @@ def _run_generation(
     pass the read-back. One generation up, every block the run wrote must carry the
     run's generation, and a lost write reads back as "stale or lost write".
     """
-    for merged in _jobs(sections, overrides):
+    for merged in job_options(sections, overrides):
         verifies = merged.get("verify") not in (None, "0", "")
         # A bare `verify_only` (value None) is a switch that is on.
         checks_only = "verify_only" in merged and merged["verify_only"] != "0"
@@ -353,60 +352,12 @@ def _run_generation(
     return {}
 
 
-def _jobs(
-    sections: list[tuple[str, dict[str, str | None]]], overrides: Mapping[str, str | None]
-) -> list[dict[str, str | None]]:
-    """Each job section's options as fio applies them: `[global]`'s, the job's own, then
-    contio's overrides."""
-    shared = sections[0][1] if sections[0][0] == "global" else {}
-    return [{**shared, **values, **overrides} for name, values in sections if name != "global"]
-
-
 def named_jobs(
     workload: WorkloadRef, properties: Mapping[str, str]
 ) -> list[tuple[str, dict[str, str | None]]]:
     """Each job of a fio workload: its name and its options as fio applies them (with the
     spec's `fio.*` properties over them)."""
-    sections = _sections(workload)
-    jobs = _jobs(sections, _overrides("fio", properties))
+    sections = job_sections(workload)
+    jobs = job_options(sections, _overrides("fio", properties))
     names = [name for name, _ in sections if name != "global"]
     return list(zip(names, jobs, strict=True))
-
-
-def _sections(workload: WorkloadRef) -> list[tuple[str, dict[str, str | None]]]:
-    """The job's sections in order: the job file's, or `[global]` + one job for inline."""
-    if workload.path is None:
-        return [("global", {}), (workload.name, dict(workload.options))]
-    return read_job_file(workload.path)
-
-
-def read_job_file(path: Path) -> list[tuple[str, dict[str, str | None]]]:
-    """The sections of a fio job file, in order; `FileWorkloadError` naming the file and
-    line when it is not one (not UTF-8 text, an option before any `[section]`)."""
-    parser = configparser.ConfigParser(
-        allow_no_value=True, strict=False, interpolation=None, comment_prefixes=("#", ";"),
-        default_section="\0none",
-    )  # fmt: skip
-    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keep the key's case
-    where = f"fio job file {str(path)!r}"
-    try:
-        text = read_input_text(path, "a fio job file (INI text)")
-    except InputFileProblem as exc:
-        raise FileWorkloadError(f"file: fio job file {exc}") from None
-    try:
-        parser.read_string(text, str(path))
-    except configparser.MissingSectionHeaderError as exc:
-        raise FileWorkloadError(
-            f"{where}: line {exc.lineno}: option {exc.line.strip()!r} outside any section; "
-            "start the file with [global] or a [job name] line"
-        ) from None
-    except configparser.Error as exc:
-        raise FileWorkloadError(f"{where}: {exc.message}") from None
-    if not parser.sections():
-        raise FileWorkloadError(f"{where} has no [section]: it defines no job")
-    if all(name == "global" for name in parser.sections()):
-        raise FileWorkloadError(
-            f"{where} has only a [global] section: it defines no job; add a [job name] "
-            "section with the job's options"
-        )
-    return [(name, dict(parser[name])) for name in parser.sections()]
