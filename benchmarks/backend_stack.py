@@ -96,7 +96,8 @@ def check_host() -> None:
 def gluster_cluster() -> Iterator[str]:
     """The 3-node cluster the Gluster cases share; removed on any exit."""
     from contio.gluster import local_cluster
-    from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
+    from contio.gluster.cluster_state import LocalClusterConfig
+    from contio.gluster.local_cluster import LocalCluster
 
     # A benchmark killed with SIGKILL left its cluster: remove it by its journal.
     local_cluster.down(CLUSTER_NAME)

@@ -231,7 +231,8 @@ class Bench:
     def __init__(self, ctx: BenchContext, report: Report, stack: ExitStack):
         from contio.backends import registry
         from contio.gluster import local_cluster
-        from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
+        from contio.gluster.cluster_state import LocalClusterConfig
+        from contio.gluster.local_cluster import LocalCluster
         from contio.qos import resolve
 
         self.ctx, self.report = ctx, report

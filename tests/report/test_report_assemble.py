@@ -19,7 +19,8 @@ import pytest
 from report_browser import open_page
 from report_fixtures import results_folder
 
-from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig, _plan
+from contio.gluster.cluster_state import LocalClusterConfig, planned_state
+from contio.gluster.local_cluster import LocalCluster
 from contio.report.assemble import build_report, write_report
 
 INJECTED = "<script>alert(1)</script>"
@@ -185,7 +186,7 @@ def test_a_run_on_a_named_cluster_shows_that_clusters_options(tmp_path):
     folder = results_folder("events", tmp_path)
     config = LocalClusterConfig(name="anrec", disks_per_node=1, disk_size="1GiB",
                                 subnet="10.219.0.0/24")  # fmt: skip
-    cluster = LocalCluster(_plan(config, tmp_path / "anrec"), tmp_path / "anrec").describe()
+    cluster = LocalCluster(planned_state(config, tmp_path / "anrec"), tmp_path / "anrec").describe()
     db = sqlite3.connect(folder / "index.sqlite")
     [(text,)] = db.execute("SELECT description FROM backends WHERE name = 'dispersed'")
     description = json.loads(text)

@@ -34,9 +34,10 @@ from contio.backends.interface import (
 )
 from contio.errors import BackendError, BackendOptionError, ClusterError, CommandError
 from contio.gluster.cluster import GlusterCluster
+from contio.gluster.cluster_state import LocalClusterConfig
 from contio.gluster.inventory import SshCluster
 from contio.gluster.layout import VolumeLayout, VolumeType, place_bricks
-from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
+from contio.gluster.local_cluster import LocalCluster
 from contio.gluster.volume import GlusterVolume
 from contio.host import filesystem, mountinfo
 from contio.host.waiting import poll_until

@@ -11,7 +11,8 @@ from pydantic import ValidationError
 from contio.cli.root import cli
 from contio.errors import BackendOptionError
 from contio.gluster import local_cluster
-from contio.gluster.local_cluster import LocalCluster, LocalClusterConfig
+from contio.gluster.cluster_state import LocalClusterConfig
+from contio.gluster.local_cluster import LocalCluster
 from contio.validation_errors import reworded
 
 
