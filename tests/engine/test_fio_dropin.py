@@ -96,12 +96,13 @@ def _run_example(engine: Path, example: Path, root: Path) -> tuple[str, object]:
     if ran.returncode != 0 or report is None or any(j["error"] for j in report["jobs"]):
         return "skip", f"fio fails here: {(ran.stderr or ran.stdout)[-160:].strip()}"
     done, doc = None, None
+    doc_path = folders[1] / "doc.json"
     for _ in range(TRIES):
+        doc_path.unlink(missing_ok=True)  # the document read is this try's, or none
         try:
             done = _bounded([str(engine), "fio", "job.fio", "-json", "doc.json"], folders[1])
         except subprocess.TimeoutExpired:
             continue
-        doc_path = folders[1] / "doc.json"
         doc = json.loads(doc_path.read_text()) if doc_path.exists() else None
         if done.returncode == 0 and doc is not None and doc["status"] == "ok":
             break
