@@ -137,6 +137,7 @@ def spawn(argv: list[str], log: Path) -> Started:
 
 
 def log_tail(log: Path, lines: int = 3) -> str:
+    """The last `lines` of a service's log on one line, for an error message."""
     try:
         text = log.read_text(errors="replace").strip().splitlines()
     except OSError:

@@ -366,6 +366,7 @@ def _stop_all(deployment: Deployment) -> list[str]:
 
 
 def _stop_remote_agents(deployment: Deployment) -> list[str]:
+    """`ssh_agents.stop_agents` on the inventory's hosts that run one of its agents."""
     assert deployment.inventory is not None
     cluster = SshCluster.load(Path(deployment.inventory))
     nodes = cluster.nodes()

@@ -184,7 +184,7 @@ def fio_run_seconds(
     `contio plan`): a time-based job its `runtime`, any other its bytes at
     `bytes_per_sec`, at most its `runtime`; the longest job of the file. 0: cannot tell."""
     longest = 0.0
-    for merged in job_options(job_sections(workload), _overrides("fio", properties)):
+    for merged in _fio_jobs(workload, properties):
         limit = _seconds(merged.get("runtime"))
         if merged.get("time_based") not in (None, "0") and limit:
             longest = max(longest, limit)
@@ -212,7 +212,7 @@ def _seconds(text: str | None) -> float:
 
 def _fio_bytes(workload: WorkloadRef, properties: Mapping[str, str]) -> int:
     total = 0
-    for merged in job_options(job_sections(workload), _overrides("fio", properties)):
+    for merged in _fio_jobs(workload, properties):
         size = merged.get("size") or merged.get("filesize")
         if size and not size.endswith("%"):
             total += parse_size(size) * int(merged.get("numjobs") or 1)
@@ -254,7 +254,7 @@ class FioKind:
         verify checks only that a block matches its own header."""
         return any(
             job.get("verify") not in (None, "0", "") or "verify_generation" in job
-            for job in job_options(job_sections(workload), _overrides(self.name, properties))
+            for job in _fio_jobs(workload, properties)
         )
 
     def render(self, phase: str, call: EngineCall) -> str:
@@ -308,7 +308,7 @@ class FioKind:
     def writes(self, workload: WorkloadRef, properties: Mapping[str, str]) -> bool:
         return any(
             job.get("rw", job.get("readwrite", "read")) not in FIO_READ_ONLY
-            for job in job_options(job_sections(workload), _overrides(self.name, properties))
+            for job in _fio_jobs(workload, properties)
         )
 
     def dataset(self, workload: WorkloadRef, properties: Mapping[str, str]) -> tuple:
@@ -350,6 +350,11 @@ def _run_generation(
         if verifies and writes and not checks_only:
             return {"verify_generation": str(int(merged.get("verify_generation") or 1) + 1)}
     return {}
+
+
+def _fio_jobs(workload: WorkloadRef, properties: Mapping[str, str]) -> list[dict[str, str | None]]:
+    """Each job's options as fio applies them, the spec's `fio.*` properties over them."""
+    return job_options(job_sections(workload), _overrides("fio", properties))
 
 
 def named_jobs(
